@@ -1,0 +1,35 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from '@app/auth';
+import { AppConfig, ConfigModule } from '@app/config';
+import { DatabaseModule } from '@app/database';
+import { DomainModule } from '@app/domain';
+import { IdempotencyModule } from '@app/idempotency';
+import { LoggingModule } from '@app/logging';
+import { QueueModule } from '@app/queue';
+import { RedisModule } from '@app/redis';
+import { HealthModule } from './health/health.module';
+import { MeModule } from './me/me.module';
+import { OpenApiModule } from './openapi/openapi.module';
+
+@Module({})
+export class ApiModule {
+  /** `config` replaces reading the environment (tests, benchmarks). */
+  static forRoot(config?: AppConfig): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot('api'),
+        DatabaseModule.forRoot('api', true),
+        RedisModule,
+        QueueModule.forRoot(),
+        DomainModule,
+        AuthModule,
+        IdempotencyModule,
+        HealthModule,
+        OpenApiModule,
+        MeModule,
+      ],
+    };
+  }
+}

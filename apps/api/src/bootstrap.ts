@@ -1,0 +1,33 @@
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { AppConfig } from '@app/config';
+import { ApiExceptionFilter, ApiValidationPipe, bodyParsing, requestIdMiddleware, RouteTable } from '@app/http';
+import { Logger } from 'nestjs-pino';
+import { ApiModule } from './api.module';
+import { OpenApiDocument } from './openapi/openapi-document';
+import { loadTls } from './tls';
+
+/** Paths whose POST also takes multipart/form-data (parsed by their own handler). */
+export const MULTIPART_PATHS = ['/v1/documents'];
+
+/** Builds the api (HTTPS, envelopes, validation, request ids), initialised but not listening. */
+export async function createApiApp(config: AppConfig = AppConfig.fromEnv()): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), {
+    httpsOptions: await loadTls(config),
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestIdMiddleware);
+  app.use(...bodyParsing({ multipartPaths: MULTIPART_PATHS }));
+  const routes = new RouteTable();
+  app.useGlobalFilters(new ApiExceptionFilter(routes));
+  app.useGlobalPipes(new ApiValidationPipe());
+  app.enableShutdownHooks();
+  await app.init();
+  routes.loadFrom(app.getHttpAdapter().getInstance());
+  app.get(OpenApiDocument).build(app);
+  return app;
+}

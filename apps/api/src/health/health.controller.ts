@@ -1,0 +1,33 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { Public } from '@app/auth';
+import { REDIS } from '@app/redis';
+import type { Response } from 'express';
+import type Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+
+/** Liveness and readiness probes, outside /v1/ and without a key. */
+@ApiExcludeController()
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  @Get('live')
+  live(): { status: string } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  async ready(@Res() res: Response): Promise<void> {
+    const [database, redis] = await Promise.all([
+      this.dataSource.query('SELECT 1').then(() => 'up', () => 'down'),
+      this.redis.ping().then(() => 'up', () => 'down'),
+    ]);
+    const ok = database === 'up' && redis === 'up';
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: { database, redis } });
+  }
+}

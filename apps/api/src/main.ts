@@ -1,0 +1,16 @@
+import 'reflect-metadata';
+import { AppConfig } from '@app/config';
+import { Logger } from 'nestjs-pino';
+import { createApiApp } from './bootstrap';
+
+async function main(): Promise<void> {
+  const config = AppConfig.fromEnv();
+  const app = await createApiApp(config);
+  await app.listen(config.port, config.host);
+  app.get(Logger).log(`api listening on https://${config.host}:${config.port}`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`api failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,29 @@
+/** The document's top-level description: the rules that hold for every call. */
+export const API_DESCRIPTION = `
+The one place where an organisation's own systems connect to the interpreting and translation platform.
+REST under \`/v1/\`, SCIM 2.0 under \`/scim/v2/\`, signed webhooks out. Only HTTPS is answered.
+
+**Authentication.** Every call except this document sends \`Authorization: Bearer svc_<64 lowercase hex>\`.
+A key in the query, a cookie or the body is not read. Scopes are held by the connection and gate each call.
+60 calls refused 401 from one address within a clock minute make every call from that address answer
+429 \`rate_limited\` until the next minute (\`Retry-After\` says how long).
+
+**Answers.** A single object is \`{"data": …}\`; a list is \`{"data": […], "next_cursor": "…" | null}\`;
+an error is \`{"error": {"code": "…", "message": "…"}}\`. Every answer with a body carries \`X-Request-Id\`
+(yours, when you send a well-formed one of 8 to 128 characters \`[A-Za-z0-9._:-]\`).
+Ids are strings of digits; timestamps are ISO 8601 in UTC ending in \`Z\`.
+
+**Lists** are newest first, paged by cursor: \`limit\` (1 to 100, default 25) and \`cursor\` (the
+\`next_cursor\` of the previous page). An unknown query parameter, a bad limit or a cursor this API did not
+issue answers 400 \`invalid_request\`.
+
+**Idempotency.** Calls marked IK accept \`Idempotency-Key\` (1 to 255 visible ASCII characters), scoped
+to the connection and remembered for 24 hours. The same key with the same request (method, path, body)
+answers the stored status and body again, with \`Idempotent-Replayed: true\`; while the first request is
+still running it answers 409 \`idempotency_key_in_use\`; with a different request, 422
+\`idempotency_key_reused\`. Errors are not stored, so a corrected request may reuse its key.
+
+**Errors.** Objects of another organisation answer 404, never 403. A known path with a wrong method
+answers 405 with \`Allow\`. A body field that is not known, or not valid, answers 422 \`validation_failed\`
+naming the field.
+`.trim();

@@ -1,0 +1,83 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { ERROR_CODES } from '@app/domain';
+
+type Json = Record<string, unknown>;
+
+/** 3.0-style `nullable: true` → 3.1 `type: [T, "null"]` (or `oneOf` with null for a `$ref`). */
+export function toOpenApi31Nullables(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toOpenApi31Nullables);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json)) out[k] = toOpenApi31Nullables(v);
+  if (out.nullable === true) {
+    delete out.nullable;
+    if (typeof out.type === 'string') out.type = [out.type, 'null'];
+    else if (Array.isArray(out.type)) out.type = [...new Set([...(out.type as string[]), 'null'])];
+    else if (out.$ref || out.allOf || out.oneOf || out.anyOf) {
+      const { description, ...schema } = out;
+      return { ...(description ? { description } : {}), oneOf: [schema, { type: 'null' }] };
+    }
+  } else if (out.nullable === false) {
+    delete out.nullable;
+  }
+  return out;
+}
+
+const COMMON_ERRORS: Record<string, string> = {
+  '400': '`invalid_request`: malformed JSON, a body not sent as application/json, or bad query parameters.',
+  '401': '`unauthorised`: no key sent, or the key is malformed or revoked.',
+  '403': '`module_off`, `scope_missing`, `ip_not_allowed`.',
+  '404': '`not_found`: no such path, or no such object in this organisation.',
+  '405': '`method_not_allowed`: the path exists with other methods (see the `Allow` header).',
+  '429': '`rate_limited`: too many calls from this address were refused 401 this minute (see `Retry-After`).',
+  '500': '`server_error`: an unexpected error; the message carries an error id.',
+};
+
+/**
+ * Finishes the generated document: the 3.1 nullable form, build 47 in `info`, the error
+ * envelope schema, the common error answers of every authenticated call, and `X-Request-Id`.
+ */
+export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
+  const out = toOpenApi31Nullables(doc) as OpenAPIObject & Json;
+  out.openapi = '3.1.0';
+  (out.info as unknown as Json)['x-build'] = 47;
+  out.components = out.components ?? {};
+  out.components.schemas = {
+    ...(out.components.schemas ?? {}),
+    Error: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['code', 'message'],
+          properties: {
+            code: { type: 'string', enum: [...ERROR_CODES] },
+            message: { type: 'string' },
+          },
+        },
+      },
+    },
+  } as never;
+  out.components.headers = {
+    'X-Request-Id': { description: 'Id of this request, for support and logs.', schema: { type: 'string' } },
+  } as never;
+  for (const item of Object.values(out.paths ?? {})) {
+    for (const op of Object.values(item as Json) as Json[]) {
+      if (!op || typeof op !== 'object' || !op.responses) continue;
+      const responses = op.responses as Record<string, Json>;
+      const isPublic = Array.isArray(op.security) && (op.security as unknown[]).length === 0;
+      if (!isPublic) {
+        for (const [status, description] of Object.entries(COMMON_ERRORS)) {
+          if (!responses[status]) responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+        }
+      }
+      for (const r of Object.values(responses)) {
+        if (r.content) r.headers = { ...((r.headers as Json) ?? {}), 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+      }
+    }
+  }
+  return out;
+}

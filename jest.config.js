@@ -1,0 +1,23 @@
+const fs = require('node:fs');
+const swcrc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
+// swc rewrites the @app/* aliases itself, which also covers globalSetup (outside the mapper).
+swcrc.jsc.baseUrl = __dirname;
+const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }] };
+const moduleNameMapper = { '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src' };
+const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };
+
+/** Unit specs sit beside the code; e2e specs in test/ run over real Postgres and Redis. */
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/env.ts'],
+      testTimeout: 30000,
+    },
+  ],
+};

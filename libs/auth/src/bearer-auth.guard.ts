@@ -1,0 +1,78 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AppConfig } from '@app/config';
+import { DomainError, Scope } from '@app/domain';
+import type { Request } from 'express';
+import { PUBLIC_KEY, SCOPES_KEY } from './auth.decorators';
+import { readBearer } from './bearer-token';
+import { inCidrs, parseAddress, parseCidrs, resolveClientIp } from './client-ip';
+import { KeyAuthenticator } from './key-authenticator';
+import { RefusedKeyThrottle } from './refused-key-throttle';
+
+export const NO_KEY_MESSAGE = 'No API key was sent. Send the key as "Authorization: Bearer <key>".';
+export const BAD_KEY_MESSAGE = 'The API key is malformed or revoked.';
+
+/**
+ * The contract's Authentication section, in the order a call is refused:
+ * 429 (address throttled) → 401 (no key / bad key) → 403 ip_not_allowed → 403 module_off → 403 scope_missing.
+ * The allow-list is checked before the module so that an outside address learns nothing more.
+ */
+@Injectable()
+export class BearerAuthGuard implements CanActivate {
+  private readonly trusted;
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly throttle: RefusedKeyThrottle,
+    private readonly authenticator: KeyAuthenticator,
+    config: AppConfig,
+  ) {
+    this.trusted = parseCidrs(config.trustedProxies);
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
+    const req = context.switchToHttp().getRequest<Request & { principal?: unknown; clientIp?: string }>();
+    const ip = resolveClientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.trusted);
+    req.clientIp = ip;
+    if (this.throttle.isBlocked(ip)) throw this.rateLimited();
+
+    const bearer = readBearer(req.headers.authorization);
+    if (bearer.kind === 'missing') return this.refuse(ip, NO_KEY_MESSAGE);
+    const found = bearer.kind === 'token' ? await this.authenticator.lookup(bearer.token) : null;
+    if (!found || found.revoked) return this.refuse(ip, BAD_KEY_MESSAGE);
+
+    const addr = parseAddress(ip);
+    if (found.allowlist.length > 0 && (!addr || !inCidrs(addr, found.allowlist))) {
+      throw new DomainError('ip_not_allowed', 'Calls from this address are not allowed by the organisation.');
+    }
+    if (!found.moduleOn) {
+      throw new DomainError(
+        'module_off',
+        'The integrations module is off for this organisation, or the current integrations data policy is not accepted.',
+      );
+    }
+    const needed = this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_KEY, targets) ?? [];
+    const missing = needed.filter((s) => !found.principal.scopes.includes(s));
+    if (missing.length > 0) {
+      throw new DomainError('scope_missing', `This call needs the scope ${missing.join(', ')}, which the connection does not hold.`);
+    }
+    req.principal = found.principal;
+    this.authenticator.touch(found.principal.keyId);
+    return true;
+  }
+
+  private async refuse(ip: string, message: string): Promise<never> {
+    if (await this.throttle.refuse(ip)) throw this.rateLimited();
+    throw new DomainError('unauthorised', message, { 'WWW-Authenticate': 'Bearer realm="integrations"' });
+  }
+
+  private rateLimited(): DomainError {
+    return new DomainError(
+      'rate_limited',
+      'Too many calls from this address were refused for a missing or wrong key. Wait for the next minute.',
+      { 'Retry-After': String(this.throttle.retryAfterSeconds()) },
+    );
+  }
+}

@@ -1,0 +1,51 @@
+import * as ipaddr from 'ipaddr.js';
+
+export type ParsedCidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** Parses an address, unwrapping IPv4-mapped IPv6 (`::ffff:1.2.3.4`) to IPv4. */
+export function parseAddress(raw: string | undefined): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (!raw) return null;
+  try {
+    return ipaddr.process(raw.trim());
+  } catch {
+    return null;
+  }
+}
+
+export function parseCidrs(cidrs: string[]): ParsedCidr[] {
+  const out: ParsedCidr[] = [];
+  for (const c of cidrs) {
+    try {
+      const [addr, bits] = ipaddr.parseCIDR(c);
+      out.push(
+        addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
+          ? [(addr as ipaddr.IPv6).toIPv4Address(), bits - 96]
+          : [addr, bits],
+      );
+    } catch {
+      // normalised on write; an unparsable entry can only match nothing
+    }
+  }
+  return out;
+}
+
+export function inCidrs(addr: ipaddr.IPv4 | ipaddr.IPv6, cidrs: ParsedCidr[]): boolean {
+  return cidrs.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net as never, bits));
+}
+
+/**
+ * The caller's address. `X-Forwarded-For` is believed only hop by hop from the right while the
+ * hop that added it is a trusted proxy; with no trusted proxies it is never read.
+ */
+export function resolveClientIp(remote: string | undefined, forwardedFor: string | string[] | undefined, trusted: ParsedCidr[]): string {
+  let current = parseAddress(remote);
+  if (!current) return remote ?? 'unknown';
+  if (trusted.length === 0 || !forwardedFor) return current.toString();
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map((s) => s.trim()).filter(Boolean);
+  while (inCidrs(current, trusted) && hops.length > 0) {
+    const next = parseAddress(hops.pop());
+    if (!next) break;
+    current = next;
+  }
+  return current.toString();
+}

@@ -1,0 +1,19 @@
+import type { ParsedCidr } from './client-ip';
+
+/** The connection a key belongs to, as the guard found it for this call. */
+export interface Principal {
+  keyId: string;
+  connectionId: string;
+  connectionName: string;
+  organisationId: string;
+  scopes: string[];
+}
+
+/** A key lookup, cached per replica while invalidation messages are being received. */
+export interface CachedKey {
+  principal: Principal;
+  revoked: boolean;
+  moduleOn: boolean;
+  allowlist: ParsedCidr[];
+  expiresAt: number;
+}

@@ -1,0 +1,82 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { Clock } from '@app/domain';
+import { PubSub, REDIS } from '@app/redis';
+import Redis from 'ioredis';
+
+export const REFUSED_LIMIT = 60;
+const CHANNEL = 'refused-key-block';
+
+/**
+ * The refused-key throttle: once 60 calls from one address were refused 401 within a clock
+ * minute, every call from that address answers 429 until the next minute. Counts live in Redis
+ * (shared by every replica); blocks are also mirrored in memory through pub/sub so that calls
+ * with a valid key do not pay a Redis round trip to learn they are not blocked.
+ */
+@Injectable()
+export class RefusedKeyThrottle implements OnModuleInit {
+  private readonly blocked = new Map<string, number>();
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly pubSub: PubSub,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.pubSub.subscribe(
+      CHANNEL,
+      (m) => {
+        const { ip, minute } = m as { ip: string; minute: number };
+        this.blocked.set(ip, minute);
+      },
+      () => void this.reload(),
+    );
+    await this.reload();
+  }
+
+  isBlocked(ip: string): boolean {
+    const minute = this.blocked.get(ip);
+    if (minute === undefined) return false;
+    if (minute === this.minute()) return true;
+    this.blocked.delete(ip);
+    return false;
+  }
+
+  /** Counts a 401 refusal; true when the address is now over the limit for this minute. */
+  async refuse(ip: string): Promise<boolean> {
+    const minute = this.minute();
+    const key = this.key(`refused:${minute}:${ip}`);
+    const res = await this.redis.multi().incr(key).expire(key, 120).exec();
+    const count = Number(res?.[0]?.[1] ?? 0);
+    if (count >= REFUSED_LIMIT) {
+      this.blocked.set(ip, minute);
+      if (count === REFUSED_LIMIT) {
+        const set = this.key(`blocked:${minute}`);
+        await this.redis.multi().sadd(set, ip).expire(set, 120).exec();
+        await this.pubSub.publish(CHANNEL, { ip, minute });
+      }
+    }
+    return count > REFUSED_LIMIT;
+  }
+
+  /** Seconds until the next clock minute. */
+  retryAfterSeconds(): number {
+    return Math.max(1, 60 - Math.floor((this.clock.now().getTime() % 60_000) / 1000));
+  }
+
+  private async reload(): Promise<void> {
+    const minute = this.minute();
+    const ips = await this.redis.smembers(this.key(`blocked:${minute}`)).catch(() => [] as string[]);
+    ips.forEach((ip) => this.blocked.set(ip, minute));
+  }
+
+  private minute(): number {
+    return Math.floor(this.clock.now().getTime() / 60_000);
+  }
+
+  private key(suffix: string): string {
+    return `${this.config.redisPrefix}:throttle:${suffix}`;
+  }
+}

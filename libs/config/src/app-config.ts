@@ -1,0 +1,48 @@
+import { EnvSchema, validateEnv } from './env.schema';
+
+/** Typed, validated settings shared by the api, the worker and the admin CLI. */
+export class AppConfig {
+  readonly nodeEnv: EnvSchema['NODE_ENV'];
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly databasePoolSize: number;
+  readonly redisUrl: string;
+  readonly redisPrefix: string;
+  readonly dataDir: string;
+  readonly tlsCertFile?: string;
+  readonly tlsKeyFile?: string;
+  /** CIDRs whose `X-Forwarded-For` is believed; empty means never. */
+  readonly trustedProxies: string[];
+  readonly logLevel: string;
+  readonly authCacheTtlSeconds: number;
+  readonly idempotencyTtlHours: number;
+  readonly migrationsRunOnStart: boolean;
+  readonly workerHealthPort: number;
+  readonly shutdownGraceMs: number;
+
+  constructor(env: EnvSchema) {
+    this.nodeEnv = env.NODE_ENV;
+    this.port = env.PORT;
+    this.host = env.HOST;
+    this.databaseUrl = env.DATABASE_URL;
+    this.databasePoolSize = env.DATABASE_POOL_SIZE;
+    this.redisUrl = env.REDIS_URL;
+    this.redisPrefix = env.REDIS_PREFIX;
+    this.dataDir = env.DATA_DIR;
+    this.tlsCertFile = env.TLS_CERT_FILE;
+    this.tlsKeyFile = env.TLS_KEY_FILE;
+    this.trustedProxies = env.TRUSTED_PROXIES.split(',').map((s) => s.trim()).filter(Boolean);
+    this.logLevel = env.LOG_LEVEL;
+    this.authCacheTtlSeconds = env.AUTH_CACHE_TTL_SECONDS;
+    this.idempotencyTtlHours = env.IDEMPOTENCY_TTL_HOURS;
+    this.migrationsRunOnStart = env.MIGRATIONS_RUN_ON_START;
+    this.workerHealthPort = env.WORKER_HEALTH_PORT;
+    this.shutdownGraceMs = env.SHUTDOWN_GRACE_MS;
+  }
+
+  /** Reads and validates the process environment (the only reader of process.env). */
+  static fromEnv(overrides: Record<string, string | undefined> = {}): AppConfig {
+    return new AppConfig(validateEnv({ ...process.env, ...overrides }));
+  }
+}

@@ -1,0 +1,76 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, validateSync } from 'class-validator';
+
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+
+/**
+ * Every environment variable the processes read. `.env.example` documents each one.
+ * This is the only place that knows the variables' names.
+ */
+export class EnvSchema {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  PORT = 8443;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @IsString()
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/integrations';
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  DATABASE_POOL_SIZE = 10;
+
+  @IsString()
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  @IsString()
+  REDIS_PREFIX = 'ia';
+
+  @IsString()
+  DATA_DIR = '.data';
+
+  @IsOptional() @IsString()
+  TLS_CERT_FILE?: string;
+
+  @IsOptional() @IsString()
+  TLS_KEY_FILE?: string;
+
+  @IsString()
+  TRUSTED_PROXIES = '';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  AUTH_CACHE_TTL_SECONDS = 60;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(720)
+  IDEMPOTENCY_TTL_HOURS = 24;
+
+  @Transform(toBool) @IsBoolean()
+  MIGRATIONS_RUN_ON_START = false;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  WORKER_HEALTH_PORT = 8081;
+
+  @Transform(toInt) @IsInt() @Min(1000) @Max(600000)
+  SHUTDOWN_GRACE_MS = 25000;
+}
+
+/** Validates raw variables; throws one error listing every problem. */
+export function validateEnv(raw: Record<string, unknown>): EnvSchema {
+  const known = Object.keys(new EnvSchema()).concat(['TLS_CERT_FILE', 'TLS_KEY_FILE']);
+  const picked = Object.fromEntries(Object.entries(raw).filter(([k, v]) => known.includes(k) && v !== ''));
+  const env = plainToInstance(EnvSchema, picked, { exposeDefaultValues: true });
+  const errors = validateSync(env, { whitelist: true });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join(', ')}`);
+    throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return env;
+}

@@ -1,0 +1,20 @@
+import { AppConfig } from '@app/config';
+import { ENTITIES } from '@app/domain';
+import { DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from './migrations';
+
+/** The one data source definition, for the apps, the admin CLI and the TypeORM CLI. */
+export function dataSourceOptions(config: AppConfig, applicationName = 'integrations'): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: config.databaseUrl,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'typeorm_migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: ['error'],
+    applicationName,
+    extra: { max: config.databasePoolSize, connectionTimeoutMillis: 5000 },
+  };
+}

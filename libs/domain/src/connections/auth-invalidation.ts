@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { PubSub } from '@app/redis';
+import { TransactionHost } from '../common/transaction-host';
+
+export const AUTH_INVALIDATION_CHANNEL = 'auth-invalidate';
+
+/** What changed: every cached principal that depends on it must be dropped. */
+export type AuthInvalidation =
+  | { kind: 'key'; id: string }
+  | { kind: 'connection'; id: string }
+  | { kind: 'organisation'; id: string }
+  | { kind: 'all' };
+
+/**
+ * Announces a change to keys, connections or organisations to every replica once it has
+ * committed, so in-process key caches drop what the change made stale.
+ */
+@Injectable()
+export class AuthInvalidationPublisher {
+  constructor(
+    private readonly pubSub: PubSub,
+    private readonly tx: TransactionHost,
+  ) {}
+
+  async announce(change: AuthInvalidation): Promise<void> {
+    await this.tx.afterCommit(() => this.pubSub.publish(AUTH_INVALIDATION_CHANNEL, change));
+  }
+}

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { notFound, validationFailed } from '../common/domain-error';
+import { isScope, Scope } from '../common/scopes';
+import { TransactionHost } from '../common/transaction-host';
+import { OrganisationsService } from '../organisations/organisations.service';
+import { AuthInvalidationPublisher } from './auth-invalidation';
+import { ApiKeyEntity } from './api-key.entity';
+import { ConnectionEntity } from './connection.entity';
+
+function parseScopes(scopes: string[]): Scope[] {
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length) throw validationFailed('scopes', `unknown scope(s): ${unknown.join(', ')}`);
+  return [...new Set(scopes as Scope[])].sort();
+}
+
+@Injectable()
+export class ConnectionsService {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly organisations: OrganisationsService,
+    private readonly invalidation: AuthInvalidationPublisher,
+  ) {}
+
+  async create(organisationId: string, name: string, scopes: string[]): Promise<ConnectionEntity> {
+    const trimmed = name?.trim();
+    if (!trimmed) throw validationFailed('name', 'must not be empty');
+    const parsed = parseScopes(scopes);
+    return this.tx.run(async (m) => {
+      const org = await this.organisations.get(organisationId);
+      const repo = m.getRepository(ConnectionEntity);
+      return repo.save(repo.create({ organisationId: org.id, name: trimmed, scopes: parsed, revokedAt: null }));
+    });
+  }
+
+  async get(id: string): Promise<ConnectionEntity> {
+    const conn = /^\d{1,18}$/.test(id) ? await this.tx.manager.getRepository(ConnectionEntity).findOneBy({ id }) : null;
+    if (!conn) throw notFound('connection');
+    return conn;
+  }
+
+  /** The connection with its organisation and the key in use (for GET /v1/me). */
+  async describe(connectionId: string, keyId: string) {
+    const m = this.tx.manager;
+    const connection = await this.get(connectionId);
+    const organisation = await this.organisations.get(connection.organisationId);
+    const key = await m.getRepository(ApiKeyEntity).findOneByOrFail({ id: keyId, connectionId });
+    return { connection, organisation, key };
+  }
+
+  /** A change of scopes applies to every key of the connection from the next call. */
+  async setScopes(id: string, scopes: string[]): Promise<ConnectionEntity> {
+    const parsed = parseScopes(scopes);
+    return this.tx.run(async (m) => {
+      const conn = await this.get(id);
+      if (conn.revokedAt) throw validationFailed('connection', 'is revoked');
+      await m.getRepository(ConnectionEntity).update({ id: conn.id }, { scopes: parsed });
+      await this.invalidation.announce({ kind: 'connection', id: conn.id });
+      return { ...conn, scopes: parsed };
+    });
+  }
+
+  /** Irreversible: every key of the connection stops at once. Revoking twice keeps the first time. */
+  async revoke(id: string): Promise<ConnectionEntity> {
+    return this.tx.run(async (m) => {
+      const conn = await this.get(id);
+      if (!conn.revokedAt) {
+        conn.revokedAt = new Date();
+        await m.getRepository(ConnectionEntity).update({ id: conn.id }, { revokedAt: () => 'now()' } as never);
+      }
+      await this.invalidation.announce({ kind: 'connection', id: conn.id });
+      return this.get(conn.id);
+    });
+  }
+}

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import * as ipaddr from 'ipaddr.js';
+import { notFound, validationFailed } from '../common/domain-error';
+import { TransactionHost } from '../common/transaction-host';
+import { AuthInvalidationPublisher } from '../connections/auth-invalidation';
+import { OrganisationEntity } from './organisation.entity';
+import { PolicyVersionEntity } from './policy-version.entity';
+
+/** Normalises a CIDR (or a bare address, taken as a single host); throws on anything else. */
+export function normaliseCidr(input: string): string {
+  try {
+    const [addr, bits] = input.includes('/')
+      ? ipaddr.parseCIDR(input)
+      : (() => {
+          const a = ipaddr.parse(input);
+          return [a, a.kind() === 'ipv4' ? 32 : 128] as const;
+        })();
+    const unwrapped = addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
+      ? [(addr as ipaddr.IPv6).toIPv4Address(), bits - 96] as const
+      : [addr, bits] as const;
+    const network = ipaddr.parse(
+      unwrapped[0].kind() === 'ipv4'
+        ? ipaddr.IPv4.networkAddressFromCIDR(`${unwrapped[0].toString()}/${unwrapped[1]}`).toString()
+        : ipaddr.IPv6.networkAddressFromCIDR(`${unwrapped[0].toString()}/${unwrapped[1]}`).toString(),
+    );
+    return `${network.toString()}/${unwrapped[1]}`;
+  } catch {
+    throw validationFailed('cidr', `"${input}" is not an IPv4 or IPv6 CIDR`);
+  }
+}
+
+/** The organisation settings the service (the operator) controls. */
+@Injectable()
+export class OrganisationsService {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly invalidation: AuthInvalidationPublisher,
+  ) {}
+
+  async create(name: string): Promise<OrganisationEntity> {
+    const trimmed = name?.trim();
+    if (!trimmed) throw validationFailed('name', 'must not be empty');
+    return this.tx.run(async (m) => {
+      const current = await this.currentPolicyVersion();
+      const repo = m.getRepository(OrganisationEntity);
+      return repo.save(repo.create({ name: trimmed, moduleEnabled: true, acceptedPolicyVersion: current }));
+    });
+  }
+
+  async get(id: string): Promise<OrganisationEntity> {
+    const org = /^\d{1,18}$/.test(id)
+      ? await this.tx.manager.getRepository(OrganisationEntity).findOneBy({ id })
+      : null;
+    if (!org) throw notFound('organisation');
+    return org;
+  }
+
+  setModule(id: string, on: boolean): Promise<OrganisationEntity> {
+    return this.update(id, { moduleEnabled: on });
+  }
+
+  /** accept: the current version; withdraw: none. Either way keys are kept. */
+  async setPolicy(id: string, accept: boolean): Promise<OrganisationEntity> {
+    return this.update(id, { acceptedPolicyVersion: accept ? await this.currentPolicyVersion() : null });
+  }
+
+  setAllowlist(id: string, cidrs: string[]): Promise<OrganisationEntity> {
+    return this.update(id, { ipAllowlist: [...new Set(cidrs.map(normaliseCidr))] });
+  }
+
+  setConversationReview(id: string, on: boolean): Promise<OrganisationEntity> {
+    return this.update(id, { conversationReview: on });
+  }
+
+  async currentPolicyVersion(): Promise<number> {
+    const row = await this.tx.manager
+      .getRepository(PolicyVersionEntity)
+      .createQueryBuilder('p')
+      .select('max(p.version)', 'v')
+      .getRawOne<{ v: number | null }>();
+    return row?.v ?? 1;
+  }
+
+  /** Publishes a new policy version: every organisation answers module_off until it accepts it. */
+  async publishPolicyVersion(): Promise<number> {
+    return this.tx.run(async (m) => {
+      const next = (await this.currentPolicyVersion()) + 1;
+      await m.getRepository(PolicyVersionEntity).insert({ version: next });
+      await this.invalidation.announce({ kind: 'all' });
+      return next;
+    });
+  }
+
+  private async update(id: string, patch: Partial<OrganisationEntity>): Promise<OrganisationEntity> {
+    return this.tx.run(async (m) => {
+      const org = await this.get(id);
+      const repo = m.getRepository(OrganisationEntity);
+      await repo.update({ id: org.id }, { ...patch, updatedAt: () => 'now()' } as never);
+      await this.invalidation.announce({ kind: 'organisation', id: org.id });
+      return (await repo.findOneBy({ id: org.id })) as OrganisationEntity;
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { DomainError } from '@app/domain';
+
+class ValidationFailure extends Error {
+  constructor(readonly errors: ValidationError[]) {
+    super('validation failed');
+  }
+}
+
+function describe(errors: ValidationError[], parent = ''): string[] {
+  const out: string[] = [];
+  for (const e of errors) {
+    const path = e.property === '' || e.property === undefined ? parent : parent ? `${parent}.${e.property}` : e.property;
+    for (const [kind, text] of Object.entries(e.constraints ?? {})) {
+      if (kind === 'whitelistValidation') out.push(`${path}: is not a known field`);
+      else if (kind === 'unknownValue') out.push(`${path || 'body'}: must be a JSON object`);
+      else out.push(`${path}: ${text.replace(new RegExp(`^(each value in )?${e.property} `), '$1')}`);
+    }
+    if (e.children?.length) out.push(...describe(e.children, path));
+  }
+  return out;
+}
+
+/**
+ * Validates once at the edge: unknown fields are refused, values transformed to the DTO. A bad
+ * body answers 422 validation_failed; a bad query or path parameter answers 400 invalid_request.
+ * The message names the field.
+ */
+@Injectable()
+export class ApiValidationPipe implements PipeTransform {
+  private readonly inner = new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    transform: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => new ValidationFailure(errors),
+  });
+
+  async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'custom') return value;
+    try {
+      return await this.inner.transform(metadata.type === 'body' && value === undefined ? {} : value, metadata);
+    } catch (err) {
+      if (!(err instanceof ValidationFailure)) throw err;
+      const problems = describe(err.errors);
+      const message = problems.slice(0, 5).join('; ') || 'the request is not valid';
+      throw new DomainError(metadata.type === 'body' ? 'validation_failed' : 'invalid_request', message);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { ErrorCode } from '@app/domain';
+import type { Request, Response } from 'express';
+
+/** Status of each contract error code (the Errors table). */
+export const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  unauthorised: 401,
+  module_off: 403,
+  scope_missing: 403,
+  ip_not_allowed: 403,
+  permission_not_grantable: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  idempotency_key_in_use: 409,
+  case_closed: 409,
+  last_people_manager: 409,
+  group_holds_cases: 409,
+  in_another_organisation: 409,
+  file_too_large: 413,
+  text_too_long: 413,
+  file_type_not_supported: 415,
+  validation_failed: 422,
+  idempotency_key_reused: 422,
+  unknown_permission: 422,
+  rate_limited: 429,
+  server_error: 500,
+};
+
+export interface RenderedError {
+  code: ErrorCode;
+  message: string;
+  headers?: Record<string, string>;
+  /** SCIM's `scimType`, where RFC 7644 defines one for the case. */
+  scimType?: string;
+}
+
+export const isScimPath = (req: Request): boolean => (req.originalUrl ?? req.url).startsWith('/scim/');
+
+/**
+ * Writes an error: `{error:{code,message}}` on the REST interface, RFC 7644's error schema on
+ * SCIM paths (status as a string, the contract's code kept in `detail`'s companion field).
+ */
+export function renderError(req: Request, res: Response, err: RenderedError): void {
+  const status = STATUS_BY_CODE[err.code];
+  for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
+  if (isScimPath(req)) {
+    res.status(status).type('application/scim+json').send(
+      JSON.stringify({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        status: String(status),
+        ...(err.scimType ? { scimType: err.scimType } : {}),
+        detail: err.message,
+      }),
+    );
+    return;
+  }
+  res.status(status).json({ error: { code: err.code, message: err.message } });
+}

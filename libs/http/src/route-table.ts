@@ -1,0 +1,37 @@
+import type { Express } from 'express';
+
+interface RouteEntry {
+  pattern: RegExp;
+  methods: Set<string>;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The registered routes, to answer 405 with `Allow` for a known path and a wrong method. */
+export class RouteTable {
+  private entries: RouteEntry[] = [];
+
+  loadFrom(app: Express): void {
+    const router = (app as unknown as { router?: { stack: unknown[] }; _router?: { stack: unknown[] } });
+    const stack = (router.router ?? router._router)?.stack ?? [];
+    const byPath = new Map<string, Set<string>>();
+    for (const layer of stack as Array<{ route?: { path: string; methods: Record<string, boolean> } }>) {
+      if (!layer.route || typeof layer.route.path !== 'string') continue;
+      const set = byPath.get(layer.route.path) ?? new Set<string>();
+      Object.keys(layer.route.methods).forEach((m) => set.add(m.toUpperCase()));
+      byPath.set(layer.route.path, set);
+    }
+    this.entries = [...byPath].map(([path, methods]) => ({
+      pattern: new RegExp(`^${path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : escape(seg))).join('/')}/?$`),
+      methods,
+    }));
+  }
+
+  /** Methods registered for the path (HEAD wherever GET is); empty for an unknown path. */
+  allowedMethods(path: string): string[] {
+    const out = new Set<string>();
+    for (const e of this.entries) if (e.pattern.test(path)) e.methods.forEach((m) => out.add(m));
+    if (out.has('GET')) out.add('HEAD');
+    return [...out].sort();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './redis.tokens';
+export * from './redis.module';
+export * from './pub-sub';

@@ -1,0 +1,75 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import Redis from 'ioredis';
+import { REDIS } from './redis.tokens';
+
+type Handler = (message: unknown) => void;
+
+/**
+ * Redis publish/subscribe between replicas, channel names under the configured prefix.
+ * `ready` is true only while the subscriber is connected and subscribed: anything that caches
+ * on the strength of invalidation messages must not cache while it is false.
+ */
+@Injectable()
+export class PubSub implements OnApplicationShutdown {
+  private readonly logger = new Logger(PubSub.name);
+  private subscriber?: Redis;
+  private readonly handlers = new Map<string, Handler[]>();
+  private readonly resetHandlers: Array<() => void> = [];
+  private subscribed = false;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly config: AppConfig,
+  ) {}
+
+  get ready(): boolean {
+    return this.subscribed && this.subscriber?.status === 'ready';
+  }
+
+  async publish(channel: string, message: unknown): Promise<void> {
+    await this.redis.publish(this.name(channel), JSON.stringify(message));
+  }
+
+  /** `onReset` runs whenever the subscription is (re)established: messages may have been missed. */
+  async subscribe(channel: string, handler: Handler, onReset?: () => void): Promise<void> {
+    const name = this.name(channel);
+    this.handlers.set(name, [...(this.handlers.get(name) ?? []), handler]);
+    if (onReset) this.resetHandlers.push(onReset);
+    if (!this.subscriber) this.subscriber = this.createSubscriber();
+    await this.subscriber.subscribe(name);
+    this.subscribed = true;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.subscriber?.disconnect();
+  }
+
+  private createSubscriber(): Redis {
+    const sub = this.redis.duplicate({ connectionName: 'integrations-sub' });
+    sub.on('message', (channel: string, raw: string) => {
+      let message: unknown;
+      try {
+        message = JSON.parse(raw);
+      } catch {
+        return;
+      }
+      for (const h of this.handlers.get(channel) ?? []) h(message);
+    });
+    sub.on('close', () => {
+      this.subscribed = false;
+      this.resetHandlers.forEach((h) => h());
+    });
+    sub.on('ready', () => {
+      // ioredis re-subscribes on reconnect (autoResubscribe); state may have changed meanwhile.
+      this.subscribed = this.handlers.size > 0;
+      this.resetHandlers.forEach((h) => h());
+    });
+    sub.on('error', (err) => this.logger.warn(`subscriber: ${err.message}`));
+    return sub;
+  }
+
+  private name(channel: string): string {
+    return `${this.config.redisPrefix}:${channel}`;
+  }
+}

@@ -1,0 +1,32 @@
+import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import Redis from 'ioredis';
+import { PubSub } from './pub-sub';
+import { REDIS } from './redis.tokens';
+
+
+/** Closes the shared connection last, after everything that uses it. */
+@Injectable()
+class RedisCloser implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/** One command connection per process (plus one subscriber, made on first subscribe). */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: REDIS,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) =>
+        new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, connectionName: 'integrations' }),
+    },
+    PubSub,
+    RedisCloser,
+  ],
+  exports: [REDIS, PubSub],
+})
+export class RedisModule {}

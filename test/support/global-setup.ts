@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { AppConfig } from '@app/config';
+import { dataSourceOptions } from '@app/database';
+import { DataSource } from 'typeorm';
+import { recreateDatabase, withDatabase } from './test-db';
+
+/**
+ * One database and one Redis key prefix per test run (so parallel runs on one machine do not
+ * meet), migrated once with the real migrations.
+ */
+export default async function globalSetup(): Promise<void> {
+  const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `integrations_test_${process.pid}`;
+  await recreateDatabase(server, name);
+  process.env.DATABASE_URL = withDatabase(server, name);
+  process.env.TEST_DATABASE_NAME = name;
+  process.env.TEST_DATABASE_SERVER_URL = server;
+  process.env.REDIS_PREFIX = `iatest${process.pid}`;
+  process.env.DATA_DIR = process.env.DATA_DIR ?? '.data/test';
+  process.env.NODE_ENV = 'test';
+  const ds = new DataSource(dataSourceOptions(AppConfig.fromEnv(), 'test-migrate'));
+  await ds.initialize();
+  await ds.runMigrations();
+  await ds.destroy();
+}

@@ -1,0 +1,19 @@
+import Redis from 'ioredis';
+import { dropDatabase } from './test-db';
+
+export default async function globalTeardown(): Promise<void> {
+  const server = process.env.TEST_DATABASE_SERVER_URL;
+  const name = process.env.TEST_DATABASE_NAME;
+  if (server && name && !process.env.KEEP_TEST_DATABASE) await dropDatabase(server, name);
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${process.env.REDIS_PREFIX}:*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
