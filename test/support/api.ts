@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { Type } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppConfig } from '@app/config';
 import { ApiKeysService, ConnectionsService, OrganisationsService, Scope, SCOPES } from '@app/domain';
@@ -15,9 +16,9 @@ export interface TestApi {
 }
 
 /** The real api, in process, listening on an ephemeral HTTPS port on 127.0.0.1. */
-export async function startApi(env: Record<string, string> = {}): Promise<TestApi> {
+export async function startApi(env: Record<string, string> = {}, extraModules: Type<unknown>[] = []): Promise<TestApi> {
   const config = AppConfig.fromEnv(env);
-  const app = await createApiApp(config);
+  const app = await createApiApp(config, extraModules);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const url = `https://127.0.0.1:${port}`;

@@ -18,6 +18,9 @@ export default async function globalSetup(): Promise<void> {
   process.env.REDIS_PREFIX = `iatest${process.pid}`;
   process.env.DATA_DIR = process.env.DATA_DIR ?? '.data/test';
   process.env.NODE_ENV = 'test';
+  // The test process trusts the api's self-signed certificate (set here, in the real process
+  // environment, so Node's fetch sees it too; jest sandboxes get a copy of process.env).
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
   const ds = new DataSource(dataSourceOptions(AppConfig.fromEnv(), 'test-migrate'));
   await ds.initialize();
   await ds.runMigrations();

@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
@@ -13,8 +13,8 @@ import { OpenApiModule } from './openapi/openapi.module';
 
 @Module({})
 export class ApiModule {
-  /** `config` replaces reading the environment (tests, benchmarks). */
-  static forRoot(config?: AppConfig): DynamicModule {
+  /** `config` replaces reading the environment; `extra` adds modules (tests only). */
+  static forRoot(config?: AppConfig, extra: Type<unknown>[] = []): DynamicModule {
     return {
       module: ApiModule,
       imports: [
@@ -29,6 +29,7 @@ export class ApiModule {
         HealthModule,
         OpenApiModule,
         MeModule,
+        ...extra,
       ],
     };
   }

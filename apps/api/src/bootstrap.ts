@@ -1,3 +1,4 @@
+import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppConfig } from '@app/config';
@@ -11,8 +12,11 @@ import { loadTls } from './tls';
 export const MULTIPART_PATHS = ['/v1/documents'];
 
 /** Builds the api (HTTPS, envelopes, validation, request ids), initialised but not listening. */
-export async function createApiApp(config: AppConfig = AppConfig.fromEnv()): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), {
+export async function createApiApp(
+  config: AppConfig = AppConfig.fromEnv(),
+  extraModules: Type<unknown>[] = [],
+): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config, extraModules), {
     httpsOptions: await loadTls(config),
     bodyParser: false,
     bufferLogs: true,

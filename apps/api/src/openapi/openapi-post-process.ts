@@ -23,6 +23,18 @@ export function toOpenApi31Nullables(node: unknown): unknown {
   return out;
 }
 
+/** Objects answer exactly their documented fields, and requests may carry no others. */
+function closeObjects(schemas: Record<string, Json>): void {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const n = node as Json;
+    if (n.properties && n.additionalProperties === undefined) n.additionalProperties = false;
+    Object.values(n).forEach(visit);
+  };
+  Object.values(schemas).forEach(visit);
+}
+
 const COMMON_ERRORS: Record<string, string> = {
   '400': '`invalid_request`: malformed JSON, a body not sent as application/json, or bad query parameters.',
   '401': '`unauthorised`: no key sent, or the key is malformed or revoked.',
@@ -61,6 +73,7 @@ export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
       },
     },
   } as never;
+  closeObjects(out.components.schemas as Record<string, Json>);
   out.components.headers = {
     'X-Request-Id': { description: 'Id of this request, for support and logs.', schema: { type: 'string' } },
   } as never;

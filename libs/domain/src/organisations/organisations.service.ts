@@ -64,7 +64,7 @@ export class OrganisationsService {
     return this.update(id, { acceptedPolicyVersion: accept ? await this.currentPolicyVersion() : null });
   }
 
-  setAllowlist(id: string, cidrs: string[]): Promise<OrganisationEntity> {
+  async setAllowlist(id: string, cidrs: string[]): Promise<OrganisationEntity> {
     return this.update(id, { ipAllowlist: [...new Set(cidrs.map(normaliseCidr))] });
   }
 

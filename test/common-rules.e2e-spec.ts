@@ -1,0 +1,131 @@
+import { ConnectionsService } from '@app/domain';
+import { request as httpRequest } from 'node:http';
+import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { ProbeRoutesModule } from './support/probe-routes.module';
+
+function expectErrorShape(res: { status: number; body: any; headers: Record<string, string> }, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.body).toEqual({ error: { code, message: expect.any(String) } });
+  expect(res.headers['x-request-id']).toBeTruthy();
+}
+
+describe('common rules of the REST interface', () => {
+  let api: TestApi;
+  let t: Tenant;
+  beforeAll(async () => {
+    api = await startApi({}, [ProbeRoutesModule]);
+    t = await makeTenant(api.app);
+  });
+  afterAll(() => api.close());
+
+  it('answers a single object as {data} and nothing else, with X-Request-Id', async () => {
+    const res = await api.http().get('/v1/me').set(t.auth);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body)).toEqual(['data']);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body.data).toMatchObject({ id: t.connectionId, organisation: { id: t.organisationId }, key: { id: t.keyId, last_four: t.key.slice(-4) } });
+    expect(JSON.stringify(res.body)).not.toContain(t.key);
+  });
+
+  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
+    const ok = await api.http().get('/v1/me').set(t.auth).set('X-Request-Id', 'partner-trace-0001');
+    expect(ok.headers['x-request-id']).toBe('partner-trace-0001');
+    const bad = await api.http().get('/v1/me').set(t.auth).set('X-Request-Id', 'has spaces and <tags>');
+    expect(bad.headers['x-request-id']).not.toBe('has spaces and <tags>');
+    expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('404 not_found for an unknown path, with or without a key', async () => {
+    expectErrorShape(await api.http().get('/v1/nothing-here').set(t.auth), 404, 'not_found');
+    expectErrorShape(await api.http().get('/v1/nothing-here'), 404, 'not_found');
+  });
+
+  it('405 method_not_allowed with Allow for a known path and a wrong method', async () => {
+    const res = await api.http().delete('/v1/me').set(t.auth);
+    expectErrorShape(res, 405, 'method_not_allowed');
+    expect(res.headers.allow).toBe('GET, HEAD');
+    const post = await api.http().post('/v1/_probe/scoped').set(t.auth);
+    expectErrorShape(post, 405, 'method_not_allowed');
+    expect(post.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('400 invalid_request for a malformed JSON body, and nothing is created', async () => {
+    const res = await api.http().post('/v1/_probe/things').set(t.auth).set('Content-Type', 'application/json').send('{"name": "x",');
+    expectErrorShape(res, 400, 'invalid_request');
+  });
+
+  it('400 invalid_request for a body sent with a wrong content type', async () => {
+    const res = await api.http().post('/v1/_probe/things').set(t.auth).set('Content-Type', 'text/plain').send('name=x');
+    expectErrorShape(res, 400, 'invalid_request');
+    expect(res.body.error.message).toContain('application/json');
+    const form = await api.http().post('/v1/_probe/things').set(t.auth).type('form').send({ name: 'x' });
+    expectErrorShape(form, 400, 'invalid_request');
+  });
+
+  it('422 validation_failed naming the field: unknown field, missing field, wrong type', async () => {
+    const unknown = await api.http().post('/v1/_probe/things').set(t.auth).send({ name: 'x', colour: 'red' });
+    expectErrorShape(unknown, 422, 'validation_failed');
+    expect(unknown.body.error.message).toContain('colour');
+    const missing = await api.http().post('/v1/_probe/things').set(t.auth).send({});
+    expectErrorShape(missing, 422, 'validation_failed');
+    expect(missing.body.error.message).toContain('name');
+    const wrongType = await api.http().post('/v1/_probe/things').set(t.auth).send({ name: 42 });
+    expectErrorShape(wrongType, 422, 'validation_failed');
+    expect(wrongType.body.error.message).toMatch(/^name: /);
+    const array = await api.http().post('/v1/_probe/things').set(t.auth).send([{ name: 'x' }]);
+    expectErrorShape(array, 422, 'validation_failed');
+  });
+
+  it('400 invalid_request for bad query parameters', async () => {
+    for (const q of ['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'colour=red', 'cursor=%21%21']) {
+      const res = await api.http().get(`/v1/_probe/connections?${q}`).set(t.auth);
+      expectErrorShape(res, 400, 'invalid_request');
+    }
+    const badCursor = await api.http().get(`/v1/_probe/connections?cursor=${Buffer.from('[1,2]').toString('base64url')}`).set(t.auth);
+    expectErrorShape(badCursor, 400, 'invalid_request');
+    expect(badCursor.body.error.message).toContain('cursor');
+  });
+
+  it('500 server_error with an opaque message carrying an error id', async () => {
+    const res = await api.http().get('/v1/_probe/boom').set(t.auth);
+    expectErrorShape(res, 500, 'server_error');
+    expect(res.body.error.message).not.toContain('kaboom');
+    expect(res.body.error.message).toMatch(/Error id: [0-9a-f-]{36}/);
+  });
+
+  it('pages lists newest first by cursor, {data, next_cursor} and nothing else', async () => {
+    const own = await makeTenant(api.app);
+    const conns = api.app.get(ConnectionsService);
+    for (let i = 1; i <= 4; i++) await conns.create(own.organisationId, `extra ${i}`, []);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await api.http().get(`/v1/_probe/connections?limit=2${cursor ? `&cursor=${cursor}` : ''}`).set(own.auth);
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body).sort()).toEqual(['data', 'next_cursor']);
+      seen.push(...res.body.data.map((c: { name: string }) => c.name));
+      cursor = res.body.next_cursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(seen).toEqual(['extra 4', 'extra 3', 'extra 2', 'extra 1', 'Test connection']);
+    expect(pages).toBe(3);
+    const first = await api.http().get('/v1/_probe/connections').set(own.auth);
+    expect(first.body.next_cursor).toBeNull();
+  });
+
+  it('does not answer plain HTTP on the HTTPS port', async () => {
+    const port = new URL(api.url).port;
+    const outcome = await new Promise<string>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/v1/openapi.json', timeout: 2000 }, (res) => resolve(`status ${res.statusCode}`));
+      req.on('error', (e) => resolve(`error ${e.message}`));
+      req.on('timeout', () => {
+        req.destroy();
+        resolve('timeout');
+      });
+      req.end();
+    });
+    expect(outcome).not.toMatch(/^status 2/);
+    expect(outcome).not.toMatch(/^status 3/);
+  });
+});

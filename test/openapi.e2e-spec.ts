@@ -1,0 +1,86 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { makeTenant, startApi, TestApi } from './support/api';
+import { OpenApiChecker } from './support/openapi-check';
+
+const run = promisify(execFile);
+
+describe('GET /v1/openapi.json', () => {
+  let api: TestApi;
+  let doc: any;
+  beforeAll(async () => {
+    api = await startApi();
+    doc = (await api.http().get('/v1/openapi.json')).body;
+  });
+  afterAll(() => api.close());
+
+  it('needs no key and describes the API as OpenAPI 3.1.0, version 1.0.0, build 47', async () => {
+    const res = await api.http().get('/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['x-request-id']).toBeTruthy();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.title).toBe('Integrations API');
+    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.info['x-build']).toBe(47);
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearer: [] }]);
+  });
+
+  it('is valid against the official OpenAPI 3.1 schema', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'oas-')), 'openapi.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const cli = require.resolve('@seriousme/openapi-schema-validator/bin/validate-api-cli.js');
+    const { stdout } = await run(process.execPath, [cli, file]);
+    expect(JSON.parse(stdout)).toMatchObject({ valid: true });
+  });
+
+  it('uses the 3.1 form for nullable fields (no `nullable` keyword anywhere)', () => {
+    expect(JSON.stringify(doc)).not.toContain('"nullable"');
+  });
+
+  it('documents every call with its answers and the common error answers', () => {
+    const me = doc.paths['/v1/me'].get;
+    expect(Object.keys(me.responses).sort()).toEqual(['200', '400', '401', '403', '404', '405', '429', '500']);
+    expect(me.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(doc.paths['/v1/openapi.json']).toBeUndefined(); // served, not described as an operation
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toContain('idempotency_key_reused');
+  });
+
+  it('answers match the document', async () => {
+    const checker = new OpenApiChecker(doc);
+    const t = await makeTenant(api.app);
+    const me = await api.http().get('/v1/me').set(t.auth);
+    checker.check('GET', '/v1/me', 200, me.body);
+    const unauthorised = await api.http().get('/v1/me');
+    checker.check('GET', '/v1/me', 401, unauthorised.body);
+    expect(() => checker.check('GET', '/v1/me', 200, { data: { ...me.body.data, extra: true } })).toThrow();
+  });
+
+  it('has a strong ETag; If-None-Match with it answers 304 with no body, also with Cache-Control: no-cache', async () => {
+    const res = await api.http().get('/v1/openapi.json');
+    const etag = res.headers.etag;
+    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    const again = await api.http().get('/v1/openapi.json').set('If-None-Match', etag);
+    expect(again.status).toBe(304);
+    expect(again.text ?? '').toBe('');
+    expect(again.headers.etag).toBe(etag);
+    const noCache = await api.http().get('/v1/openapi.json').set('If-None-Match', etag).set('Cache-Control', 'no-cache');
+    expect(noCache.status).toBe(304);
+    const list = await api.http().get('/v1/openapi.json').set('If-None-Match', `"other", W/${etag}`);
+    expect(list.status).toBe(304);
+    const stale = await api.http().get('/v1/openapi.json').set('If-None-Match', '"stale"');
+    expect(stale.status).toBe(200);
+  });
+
+  it("answers 304 to Node's fetch, which sends Cache-Control: no-cache on conditional requests", async () => {
+    const first = await fetch(`${api.url}/v1/openapi.json`);
+    const etag = first.headers.get('etag')!;
+    await first.arrayBuffer();
+    const second = await fetch(`${api.url}/v1/openapi.json`, { headers: { 'If-None-Match': etag }, cache: 'no-cache' });
+    expect(second.status).toBe(304);
+  });
+});
