@@ -101,7 +101,7 @@ describe('common rules of the REST interface', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await api.http().get(`/v1/_probe/connections?limit=2${cursor ? `&cursor=${cursor}` : ''}`).set(own.auth);
+      const res: { status: number; body: any } = await api.http().get(`/v1/_probe/connections?limit=2${cursor ? `&cursor=${cursor}` : ''}`).set(own.auth);
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['data', 'next_cursor']);
       seen.push(...res.body.data.map((c: { name: string }) => c.name));

@@ -80,7 +80,7 @@ describe('GET /v1/openapi.json', () => {
     const first = await fetch(`${api.url}/v1/openapi.json`);
     const etag = first.headers.get('etag')!;
     await first.arrayBuffer();
-    const second = await fetch(`${api.url}/v1/openapi.json`, { headers: { 'If-None-Match': etag }, cache: 'no-cache' });
+    const second = await fetch(`${api.url}/v1/openapi.json`, { headers: { 'If-None-Match': etag, 'Cache-Control': 'no-cache' } });
     expect(second.status).toBe(304);
   });
 });

@@ -3,6 +3,7 @@ import { AuthModule } from '@app/auth';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { DomainModule } from '@app/domain';
+import { EventsModule } from '@app/events';
 import { IdempotencyModule } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
 import { QueueModule } from '@app/queue';
@@ -24,6 +25,7 @@ export class ApiModule {
         RedisModule,
         QueueModule.forRoot(),
         DomainModule,
+        EventsModule,
         AuthModule,
         IdempotencyModule,
         HealthModule,

@@ -20,6 +20,14 @@ export class AppConfig {
   readonly migrationsRunOnStart: boolean;
   readonly workerHealthPort: number;
   readonly shutdownGraceMs: number;
+  /** SMTP server for outgoing mail; unset writes .eml files under DATA_DIR/mail. */
+  readonly smtpUrl?: string;
+  readonly mailFrom: string;
+  /** Public https base of the api (invitation links); defaults to https://localhost:PORT. */
+  readonly publicBaseUrl: string;
+  /** Base of the platform's member app, where CaseUrls point. */
+  readonly memberAppBaseUrl: string;
+  readonly invitationTtlDays: number;
 
   constructor(env: EnvSchema) {
     this.nodeEnv = env.NODE_ENV;
@@ -39,6 +47,11 @@ export class AppConfig {
     this.migrationsRunOnStart = env.MIGRATIONS_RUN_ON_START;
     this.workerHealthPort = env.WORKER_HEALTH_PORT;
     this.shutdownGraceMs = env.SHUTDOWN_GRACE_MS;
+    this.smtpUrl = env.SMTP_URL;
+    this.mailFrom = env.MAIL_FROM;
+    this.publicBaseUrl = (env.PUBLIC_BASE_URL ?? `https://localhost:${env.PORT}`).replace(/\/+$/, '');
+    this.memberAppBaseUrl = env.MEMBER_APP_BASE_URL.replace(/\/+$/, '');
+    this.invitationTtlDays = env.INVITATION_TTL_DAYS;
   }
 
   /** Reads and validates the process environment (the only reader of process.env). */

@@ -55,16 +55,31 @@ export class EnvSchema {
   @Transform(toBool) @IsBoolean()
   MIGRATIONS_RUN_ON_START = false;
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   WORKER_HEALTH_PORT = 8081;
 
   @Transform(toInt) @IsInt() @Min(1000) @Max(600000)
   SHUTDOWN_GRACE_MS = 25000;
+
+  @IsOptional() @IsString()
+  SMTP_URL?: string;
+
+  @IsString()
+  MAIL_FROM = 'Interpreting platform <no-reply@localhost>';
+
+  @IsOptional() @IsString()
+  PUBLIC_BASE_URL?: string;
+
+  @IsString()
+  MEMBER_APP_BASE_URL = 'https://app.localhost';
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(90)
+  INVITATION_TTL_DAYS = 14;
 }
 
 /** Validates raw variables; throws one error listing every problem. */
 export function validateEnv(raw: Record<string, unknown>): EnvSchema {
-  const known = Object.keys(new EnvSchema()).concat(['TLS_CERT_FILE', 'TLS_KEY_FILE']);
+  const known = Object.keys(new EnvSchema()).concat(['TLS_CERT_FILE', 'TLS_KEY_FILE', 'SMTP_URL', 'PUBLIC_BASE_URL']);
   const picked = Object.fromEntries(Object.entries(raw).filter(([k, v]) => known.includes(k) && v !== ''));
   const env = plainToInstance(EnvSchema, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { whitelist: true });

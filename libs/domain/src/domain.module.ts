@@ -4,9 +4,20 @@ import { TransactionHost } from './common/transaction-host';
 import { ApiKeysService } from './connections/api-keys.service';
 import { AuthInvalidationPublisher } from './connections/auth-invalidation';
 import { ConnectionsService } from './connections/connections.service';
+import { Mailer } from './mail/mailer';
 import { OrganisationsService } from './organisations/organisations.service';
+import { PeopleManagersGuard } from './permissions/people-managers.guard';
+import { PermissionsService } from './permissions/permissions.service';
 
-const services = [OrganisationsService, ConnectionsService, ApiKeysService, AuthInvalidationPublisher];
+const services = [
+  OrganisationsService,
+  ConnectionsService,
+  ApiKeysService,
+  AuthInvalidationPublisher,
+  Mailer,
+  PermissionsService,
+  PeopleManagersGuard,
+];
 
 /** The platform's domain services; needs DatabaseModule and RedisModule in the application. */
 @Global()

@@ -1,6 +1,6 @@
 import { DomainError } from '@app/domain';
 
-/** A position in a newest-first list: the last item's (created_at, id). */
+/** A position in a newest-first list: the last item's (timestamp, id); ids are digits or 32 hex. */
 export interface CursorPosition {
   createdAt: Date;
   id: string;
@@ -22,7 +22,7 @@ export function decodeCursor(cursor: string): CursorPosition {
   }
   if (!Array.isArray(parsed) || parsed.length !== 2) throw bad();
   const [at, id] = parsed as unknown[];
-  if (typeof at !== 'string' || typeof id !== 'string' || !/^\d{1,18}$/.test(id)) throw bad();
+  if (typeof at !== 'string' || typeof id !== 'string' || !/^(\d{1,18}|[0-9a-f]{32})$/.test(id)) throw bad();
   const createdAt = new Date(at);
   if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) throw bad();
   return { createdAt, id };

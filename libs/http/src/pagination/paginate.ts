@@ -1,5 +1,5 @@
 import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { decodeCursor, encodeCursor } from './cursor';
+import { CursorPosition, decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_PAGE_SIZE, PageQueryDto } from './page-query.dto';
 
 export interface Page<T> {
@@ -7,25 +7,39 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+export interface PaginateOptions<T> {
+  /** Timestamp column that orders the list (default created_at). */
+  orderColumn?: string;
+  /** SQL type of the id column (default bigint; conversations use text ids). */
+  idType?: 'bigint' | 'text';
+  /** The cursor position of a row (default: its createdAt and id). */
+  position?: (row: T) => CursorPosition;
+}
+
 /**
- * Keyset pagination, newest first on (created_at, id): never OFFSET, so a deep page costs what
- * the first does (given an index on the filter columns, created_at DESC, id DESC).
+ * Keyset pagination, newest first on (timestamp, id): never OFFSET, so a deep page costs what
+ * the first does (given an index on the filter columns, timestamp DESC, id DESC).
  */
-export async function paginate<T extends ObjectLiteral & { createdAt: Date; id: string }>(
+export async function paginate<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
   page: PageQueryDto,
+  options: PaginateOptions<T> = {},
 ): Promise<Page<T>> {
   const alias = qb.alias;
+  const column = `${alias}.${options.orderColumn ?? 'created_at'}`;
+  const idType = options.idType ?? 'bigint';
+  const position = options.position ?? ((row: T) => ({ createdAt: row.createdAt as Date, id: String(row.id) }));
   const limit = page.limit ?? DEFAULT_PAGE_SIZE;
   if (page.cursor) {
     const c = decodeCursor(page.cursor);
-    qb.andWhere(`(${alias}.created_at, ${alias}.id) < (CAST(:cursorAt AS timestamptz), CAST(:cursorId AS bigint))`, {
+    if (idType === 'bigint' && !/^\d+$/.test(c.id)) decodeCursor('!');
+    qb.andWhere(`(${column}, ${alias}.id) < (CAST(:cursorAt AS timestamptz), CAST(:cursorId AS ${idType}))`, {
       cursorAt: c.createdAt.toISOString(),
       cursorId: c.id,
     });
   }
-  const rows = await qb.orderBy(`${alias}.created_at`, 'DESC').addOrderBy(`${alias}.id`, 'DESC').limit(limit + 1).getMany();
+  const rows = await qb.orderBy(column, 'DESC').addOrderBy(`${alias}.id`, 'DESC').limit(limit + 1).getMany();
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(position(last)) : null };
 }

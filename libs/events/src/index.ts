@@ -1,0 +1,3 @@
+export * from './events';
+export * from './events.module';
+export * from './outbox';

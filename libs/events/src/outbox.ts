@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { EventName, EventPayloads } from './events';
+
+export interface OutboxRow {
+  id: string;
+  organisation_id: string;
+  event: EventName;
+  occurred_at: Date;
+  data: Record<string, string>;
+  relayed_at: Date | null;
+}
+
+/**
+ * The one way to emit an event: an outbox row written with the caller's transaction manager,
+ * so the change and its event commit together or not at all. A relay moves rows on.
+ */
+@Injectable()
+export class Outbox {
+  async emit<E extends EventName>(
+    manager: EntityManager,
+    organisationId: string,
+    event: E,
+    data: EventPayloads[E],
+    occurredAt?: Date,
+  ): Promise<string> {
+    if (!manager.queryRunner?.isTransactionActive) {
+      throw new Error(`outbox: ${event} must be emitted inside the transaction of the change that causes it`);
+    }
+    const [row] = await manager.query(
+      `INSERT INTO outbox_events (organisation_id, event, data, occurred_at)
+       VALUES ($1, $2, $3, COALESCE($4::timestamptz, now())) RETURNING id`,
+      [organisationId, event, JSON.stringify(data), occurredAt?.toISOString() ?? null],
+    );
+    return row.id as string;
+  }
+}
