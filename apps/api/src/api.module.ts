@@ -8,6 +8,7 @@ import { IdempotencyModule } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
 import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
+import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
 import { MeModule } from './me/me.module';
 import { OpenApiModule } from './openapi/openapi.module';
@@ -31,6 +32,7 @@ export class ApiModule {
         HealthModule,
         OpenApiModule,
         MeModule,
+        GroupsModule,
         ...extra,
       ],
     };

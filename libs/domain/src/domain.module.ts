@@ -4,6 +4,7 @@ import { TransactionHost } from './common/transaction-host';
 import { ApiKeysService } from './connections/api-keys.service';
 import { AuthInvalidationPublisher } from './connections/auth-invalidation';
 import { ConnectionsService } from './connections/connections.service';
+import { GroupsService } from './groups/groups.service';
 import { Mailer } from './mail/mailer';
 import { OrganisationsService } from './organisations/organisations.service';
 import { PeopleManagersGuard } from './permissions/people-managers.guard';
@@ -17,6 +18,7 @@ const services = [
   Mailer,
   PermissionsService,
   PeopleManagersGuard,
+  GroupsService,
 ];
 
 /** The platform's domain services; needs DatabaseModule and RedisModule in the application. */

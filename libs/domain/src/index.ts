@@ -1,4 +1,6 @@
 export * from './common/clock';
+export * from './common/cursor';
+export * from './common/paginate';
 export * from './common/domain-error';
 export * from './common/scopes';
 export * from './common/transaction-host';
@@ -26,3 +28,4 @@ export * from './people/person.entity';
 export * from './permissions/people-managers.guard';
 export * from './permissions/permission.entity';
 export * from './permissions/permissions.service';
+export * from './groups/groups.service';

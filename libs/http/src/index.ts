@@ -3,8 +3,9 @@ export * from './api-validation.pipe';
 export * from './body-parsing';
 export * from './digits-id.pipe';
 export * from './error-render';
-export * from './pagination/cursor';
 export * from './pagination/page-query.dto';
-export * from './pagination/paginate';
 export * from './request-id.middleware';
 export * from './route-table';
+// Pagination itself lives in the domain lib (services page their own queries); re-exported here.
+export { decodeCursor, encodeCursor, paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@app/domain';
+export type { CursorPosition, Page, PageRequest, PaginateOptions } from '@app/domain';

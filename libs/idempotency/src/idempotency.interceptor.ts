@@ -1,5 +1,6 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ApiHeader } from '@nestjs/swagger';
 import { AppConfig } from '@app/config';
 import { DomainError, TransactionHost } from '@app/domain';
 import type { Request, Response } from 'express';
@@ -18,8 +19,20 @@ export interface IdempotentOptions {
   fingerprintExtra?: (req: Request) => string;
 }
 
-/** Marks a call as accepting `Idempotency-Key` (IK in the contract). */
-export const Idempotent = (options: IdempotentOptions = {}) => SetMetadata(IDEMPOTENT_KEY, options);
+/** Marks a call as accepting `Idempotency-Key` (IK in the contract) and documents the header. */
+export const Idempotent = (options: IdempotentOptions = {}) =>
+  applyDecorators(
+    SetMetadata(IDEMPOTENT_KEY, options),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Makes a retry safe: 1 to 255 visible ASCII characters, scoped to the connection, remembered for 24 hours. ' +
+        'The same key with the same request answers the first answer again (Idempotent-Replayed: true); ' +
+        'while the first is in progress, 409 idempotency_key_in_use; with another request, 422 idempotency_key_reused.',
+      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+    }),
+  );
 
 /**
  * Idempotency-Key, scoped to the connection. The handler runs inside one transaction that also

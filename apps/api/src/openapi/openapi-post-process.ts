@@ -84,7 +84,10 @@ export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
       const isPublic = Array.isArray(op.security) && (op.security as unknown[]).length === 0;
       if (!isPublic) {
         for (const [status, description] of Object.entries(COMMON_ERRORS)) {
-          if (!responses[status]) responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+          const own = responses[status];
+          responses[status] = own
+            ? { ...own, description: `${own.description}; ${description}` }
+            : { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
         }
       }
       for (const r of Object.values(responses)) {

@@ -1,4 +1,4 @@
-import { DomainError } from '@app/domain';
+import { DomainError } from './domain-error';
 
 /** A position in a newest-first list: the last item's (timestamp, id); ids are digits or 32 hex. */
 export interface CursorPosition {

@@ -1,4 +1,4 @@
-import { DomainError } from '@app/domain';
+import { DomainError } from './domain-error';
 import { decodeCursor, encodeCursor } from './cursor';
 
 describe('cursor', () => {

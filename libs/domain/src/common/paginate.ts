@@ -1,6 +1,15 @@
 import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { CursorPosition, decodeCursor, encodeCursor } from './cursor';
-import { DEFAULT_PAGE_SIZE, PageQueryDto } from './page-query.dto';
+
+/** Page size when a list call names none; the edge bounds `limit` to 1..MAX_PAGE_SIZE. */
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+
+/** What a list call asked for (validated at the edge). */
+export interface PageRequest {
+  limit?: number;
+  cursor?: string;
+}
 
 export interface Page<T> {
   items: T[];
@@ -22,7 +31,7 @@ export interface PaginateOptions<T> {
  */
 export async function paginate<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
-  page: PageQueryDto,
+  page: PageRequest,
   options: PaginateOptions<T> = {},
 ): Promise<Page<T>> {
   const alias = qb.alias;

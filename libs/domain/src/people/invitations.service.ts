@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { Outbox } from '@app/events';
+import { EntityManager } from 'typeorm';
+import { Clock } from '../common/clock';
+import { DomainError, notFound, validationFailed } from '../common/domain-error';
+import { Page, PageRequest, paginate } from '../common/paginate';
+import { TransactionHost } from '../common/transaction-host';
+import { OrganisationEntity } from '../organisations/organisation.entity';
+import { findAccount, joinOrganisation } from './accounts';
+import { InvitationClosedError } from './invitation.errors';
+import { InvitationEntity } from './invitation.entity';
+import { hashInvitationToken, INVITATION_TOKEN_FORMAT } from './invitation-token';
+import { PersonEntity } from './person.entity';
+
+/** An invitation by its emailed token (the accept page) or by id (the operator's CLI). */
+export type InvitationRef = { token: string } | { id: string };
+
+export interface Acceptance {
+  invitation: InvitationEntity;
+  person: PersonEntity;
+  organisation: OrganisationEntity;
+  /** False when the address had become a member by other means before accepting. */
+  joined: boolean;
+}
+
+/**
+ * Invitations not yet answered: list, withdraw, look at, accept. Accepting makes the address's
+ * account (made if there is none) a member with the invitation's group, name and job title;
+ * for invitations made through the API or SCIM it emits user.joined in the same transaction.
+ */
+@Injectable()
+export class InvitationsService {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly outbox: Outbox,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Pending invitations (expired ones included, until withdrawn or replaced), newest first. */
+  list(organisationId: string, page: PageRequest): Promise<Page<InvitationEntity>> {
+    const qb = this.tx.manager
+      .getRepository(InvitationEntity)
+      .createQueryBuilder('i')
+      .where(`i.organisation_id = :organisationId AND i.status = 'pending'`, { organisationId });
+    return paginate(qb, page);
+  }
+
+  async withdraw(organisationId: string, id: string): Promise<void> {
+    const result = /^\d{1,18}$/.test(id)
+      ? await this.tx.run((m) =>
+          m.getRepository(InvitationEntity).update({ id, organisationId, status: 'pending' }, { status: 'withdrawn', answeredAt: () => 'now()' }),
+        )
+      : { affected: 0 };
+    if (!result.affected) throw notFound('invitation');
+  }
+
+  /** The open invitation and its organisation, changing nothing (the page before the form is sent). */
+  async preview(ref: InvitationRef): Promise<{ invitation: InvitationEntity; organisation: OrganisationEntity }> {
+    const invitation = this.assertOpen(await this.find(this.tx.manager, ref, false));
+    const organisation = await this.tx.manager.getRepository(OrganisationEntity).findOneByOrFail({ id: invitation.organisationId });
+    return { invitation, organisation };
+  }
+
+  /**
+   * Accepts an open invitation. `name`, when given, is the name the person typed on the page;
+   * otherwise the invitation's (or the account's) is kept. An account that joined another
+   * organisation meanwhile answers in_another_organisation and nothing changes.
+   */
+  async accept(ref: InvitationRef, options: { name?: string } = {}): Promise<Acceptance> {
+    if ((options.name?.trim().length ?? 0) > 200) throw validationFailed('name', 'must be at most 200 characters');
+    return this.tx.run(async (m) => {
+      const invitation = this.assertOpen(await this.find(m, ref, true));
+      const organisation = await m.getRepository(OrganisationEntity).findOneByOrFail({ id: invitation.organisationId });
+      const { person, joined } = await this.join(m, invitation, options.name?.trim() || invitation.name || undefined);
+      if (joined && (invitation.source === 'api' || invitation.source === 'scim')) {
+        await this.outbox.emit(m, invitation.organisationId, 'user.joined', { user_id: person.id });
+      }
+      await m.getRepository(InvitationEntity).update({ id: invitation.id }, { status: 'accepted', answeredAt: () => 'now()' });
+      return { invitation: { ...invitation, status: 'accepted' as const }, person, organisation, joined };
+    });
+  }
+
+  private async join(m: EntityManager, invitation: InvitationEntity, name: string | undefined): Promise<{ person: PersonEntity; joined: boolean }> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const account = await findAccount(m, invitation.email, true);
+      if (account?.organisationId === invitation.organisationId) return { person: account, joined: false };
+      if (account?.organisationId) {
+        throw new DomainError('in_another_organisation', `${invitation.email} has joined another organisation since this invitation was sent; a person can be in one organisation only.`);
+      }
+      const fields = { name, jobTitle: invitation.jobTitle ?? undefined, groupId: invitation.groupId };
+      const person = await joinOrganisation(m, account, invitation.email, invitation.organisationId, fields);
+      if (person) return { person, joined: true };
+    }
+    throw new Error(`invitations: accepting ${invitation.id} kept losing races; giving up`);
+  }
+
+  private async find(m: EntityManager, ref: InvitationRef, lock: boolean): Promise<InvitationEntity | null> {
+    const qb = m.getRepository(InvitationEntity).createQueryBuilder('i');
+    if ('token' in ref) {
+      if (!INVITATION_TOKEN_FORMAT.test(ref.token)) return null;
+      qb.where('i.token_hash = :hash', { hash: hashInvitationToken(ref.token) });
+    } else {
+      if (!/^\d{1,18}$/.test(ref.id)) return null;
+      qb.where('i.id = :id', { id: ref.id });
+    }
+    return (lock ? qb.setLock('pessimistic_write') : qb).getOne();
+  }
+
+  private assertOpen(invitation: InvitationEntity | null): InvitationEntity {
+    if (!invitation) throw new InvitationClosedError('unknown');
+    if (invitation.status === 'withdrawn') throw new InvitationClosedError('withdrawn');
+    if (invitation.status === 'accepted') throw new InvitationClosedError('accepted');
+    if (invitation.expiresAt <= this.clock.now()) throw new InvitationClosedError('expired');
+    return invitation;
+  }
+}

@@ -1,0 +1,124 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { EntityManager } from 'typeorm';
+import { Clock } from '../common/clock';
+import { DomainError, notFound } from '../common/domain-error';
+import { TransactionHost } from '../common/transaction-host';
+import { GroupEntity } from '../groups/group.entity';
+import { OrganisationEntity } from '../organisations/organisation.entity';
+import { PermissionsService } from '../permissions/permissions.service';
+import { findAccount, joinOrganisation } from './accounts';
+import { EmailAddress, parseEmail } from './email-address';
+import { assignableGroup } from './group-assignment';
+import { InvitationEntity, InvitationSource } from './invitation.entity';
+import { newInvitationToken } from './invitation-token';
+import { PeopleMail } from './people-mail';
+import { PersonEntity } from './person.entity';
+
+export interface PersonInput {
+  email: string;
+  name?: string;
+  jobTitle?: string | null;
+  groupId?: string | null;
+}
+
+export type AddOutcome =
+  | { outcome: 'existing'; person: PersonEntity }
+  | { outcome: 'created'; person: PersonEntity }
+  | { outcome: 'invited'; invitation: InvitationEntity };
+
+/**
+ * Adding a person by address (REST `POST /v1/users`, SCIM, the console):
+ * - already a member of this organisation → `existing`, unchanged;
+ * - an account in another organisation → 409 in_another_organisation;
+ * - no account, or an account in no organisation, on one of the organisation's verified
+ *   domains → the account is made (or attached) as a member → `created`, with a welcome email;
+ * - otherwise → a pending invitation with an emailed accept link → `invited` (a pending,
+ *   unexpired invitation for the address is answered as is; an expired one is replaced).
+ * Races on one address are settled by the unique indexes: the loser re-reads and decides again.
+ */
+@Injectable()
+export class PeopleAdder {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly permissions: PermissionsService,
+    private readonly mail: PeopleMail,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async add(organisationId: string, input: PersonInput, source: InvitationSource, connectionId: string | null): Promise<AddOutcome> {
+    const email = parseEmail(input.email);
+    return this.tx.run(async (m) => {
+      const org = await m.getRepository(OrganisationEntity).findOneBy({ id: organisationId });
+      if (!org) throw notFound('organisation');
+      const group = input.groupId ? await assignableGroup(m, this.permissions, organisationId, input.groupId) : null;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const outcome = await this.decide(m, org, email, input, group, source, connectionId);
+        if (outcome) return outcome;
+      }
+      throw new Error(`people: adding ${email.address} kept losing races; giving up`);
+    });
+  }
+
+  /** One pass of the rule; null when a concurrent add got there first (decide again). */
+  private async decide(
+    m: EntityManager,
+    org: OrganisationEntity,
+    email: EmailAddress,
+    input: PersonInput,
+    group: GroupEntity | null,
+    source: InvitationSource,
+    connectionId: string | null,
+  ): Promise<AddOutcome | null> {
+    const account = await findAccount(m, email.address);
+    if (account?.organisationId === org.id) return { outcome: 'existing', person: account };
+    if (account?.organisationId) {
+      throw new DomainError('in_another_organisation', `${email.address} is a member of another organisation; a person can be in one organisation only.`);
+    }
+    if (await this.onVerifiedDomain(m, org.id, email.domain)) {
+      const fields = { name: input.name, jobTitle: input.jobTitle, groupId: group?.id ?? null };
+      const person = await joinOrganisation(m, account, email.address, org.id, fields);
+      if (!person) return null;
+      await this.mail.welcome(person.email, org.name);
+      return { outcome: 'created', person };
+    }
+    const invitation = await this.invite(m, org, email.address, input, group, source, connectionId);
+    return invitation && { outcome: 'invited', invitation };
+  }
+
+  private async onVerifiedDomain(m: EntityManager, organisationId: string, domain: string): Promise<boolean> {
+    const rows = await m.query(`SELECT 1 FROM organisation_domains WHERE organisation_id = $1 AND domain = $2`, [organisationId, domain]);
+    return rows.length > 0;
+  }
+
+  private async invite(
+    m: EntityManager,
+    org: OrganisationEntity,
+    address: string,
+    input: PersonInput,
+    group: GroupEntity | null,
+    source: InvitationSource,
+    connectionId: string | null,
+  ): Promise<InvitationEntity | null> {
+    const repo = m.getRepository(InvitationEntity);
+    const pending = await repo
+      .createQueryBuilder('i')
+      .where(`i.organisation_id = :org AND lower(i.email) = lower(:address) AND i.status = 'pending'`, { org: org.id, address })
+      .getOne();
+    if (pending && pending.expiresAt > this.clock.now()) return pending;
+    if (pending) await repo.update({ id: pending.id, status: 'pending' }, { status: 'withdrawn', answeredAt: () => 'now()' });
+    const { token, hash } = newInvitationToken();
+    const inserted: Array<{ id: string }> = await m.query(
+      `INSERT INTO invitations (organisation_id, email, name, job_title, group_id, token_hash, source, connection_id, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(days => $9))
+       ON CONFLICT (organisation_id, lower(email)) WHERE status = 'pending' DO NOTHING
+       RETURNING id`,
+      [org.id, address, input.name ?? null, input.jobTitle ?? null, group?.id ?? null, hash, source, connectionId, this.config.invitationTtlDays],
+    );
+    if (inserted.length === 0) return null;
+    const invitation = (await repo.findOneBy({ id: String(inserted[0].id) })) as InvitationEntity;
+    await this.mail.invitation(invitation.email, org.name, token, invitation.expiresAt);
+    return invitation;
+  }
+}
