@@ -8,6 +8,7 @@ const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironmen
 
 /** Unit specs sit beside the code; e2e specs in test/ run over real Postgres and Redis. */
 module.exports = {
+  testTimeout: 30000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'] },
     {
@@ -17,7 +18,6 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/env.ts'],
-      testTimeout: 30000,
     },
   ],
 };

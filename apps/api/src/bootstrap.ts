@@ -29,7 +29,6 @@ export async function createApiApp(
   const routes = new RouteTable();
   app.useGlobalFilters(new ApiExceptionFilter(routes));
   app.useGlobalPipes(new ApiValidationPipe());
-  app.enableShutdownHooks();
   await app.init();
   routes.loadFrom(app.getHttpAdapter().getInstance());
   app.get(OpenApiDocument).build(app);

@@ -1,13 +1,16 @@
 import 'reflect-metadata';
 import { AppConfig } from '@app/config';
+import { installGracefulShutdown } from '@app/logging';
 import { Logger } from 'nestjs-pino';
 import { createApiApp } from './bootstrap';
 
 async function main(): Promise<void> {
   const config = AppConfig.fromEnv();
   const app = await createApiApp(config);
+  const logger = app.get(Logger);
+  installGracefulShutdown(app, logger, config.shutdownGraceMs, 'api');
   await app.listen(config.port, config.host);
-  app.get(Logger).log(`api listening on https://${config.host}:${config.port}`);
+  logger.log(`api listening on https://${config.host}:${config.port}`);
 }
 
 main().catch((err) => {

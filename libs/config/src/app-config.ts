@@ -1,4 +1,12 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { EnvSchema, validateEnv } from './env.schema';
+
+/** `.env` in the working directory, when present (never in tests); real variables win over it. */
+function readDotEnv(): Record<string, string> {
+  if (process.env.NODE_ENV === 'test' || !existsSync('.env')) return {};
+  return parseEnv(readFileSync('.env', 'utf8')) as Record<string, string>;
+}
 
 /** Typed, validated settings shared by the api, the worker and the admin CLI. */
 export class AppConfig {
@@ -56,6 +64,6 @@ export class AppConfig {
 
   /** Reads and validates the process environment (the only reader of process.env). */
   static fromEnv(overrides: Record<string, string | undefined> = {}): AppConfig {
-    return new AppConfig(validateEnv({ ...process.env, ...overrides }));
+    return new AppConfig(validateEnv({ ...readDotEnv(), ...process.env, ...overrides }));
   }
 }

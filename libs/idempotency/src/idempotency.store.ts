@@ -56,12 +56,14 @@ export class IdempotencyStore {
 
   /** Deletes up to `batch` expired records; returns how many. Safe to run on several workers. */
   async sweepExpired(batch = 1000): Promise<number> {
-    const rows: unknown[] = await this.tx.manager.query(
-      `DELETE FROM idempotency_keys WHERE ctid IN (
-         SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT $1 FOR UPDATE SKIP LOCKED)
-       RETURNING 1`,
+    const [row] = await this.tx.manager.query(
+      `WITH gone AS (
+         DELETE FROM idempotency_keys WHERE ctid IN (
+           SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT $1 FOR UPDATE SKIP LOCKED)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
       [batch],
     );
-    return rows.length;
+    return row.n as number;
   }
 }

@@ -1,0 +1,19 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { AppConfig } from '@app/config';
+import { installGracefulShutdown } from '@app/logging';
+import { Logger } from 'nestjs-pino';
+import { WorkerModule } from './worker.module';
+
+async function main(): Promise<void> {
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(), { bufferLogs: true });
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+  installGracefulShutdown(app, logger, app.get(AppConfig).shutdownGraceMs, 'worker');
+  logger.log('worker started');
+}
+
+main().catch((err) => {
+  process.stderr.write(`worker failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

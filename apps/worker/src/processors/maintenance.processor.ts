@@ -1,0 +1,44 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { BeforeApplicationShutdown } from '@nestjs/common';
+import { IdempotencyStore } from '@app/idempotency';
+import { MAINTENANCE_JOBS, QUEUES } from '@app/queue';
+import { Job, UnrecoverableError } from 'bullmq';
+
+/** Rows deleted per statement: short transactions, no long lock on the table. */
+export const SWEEP_BATCH_SIZE = 1000;
+
+/** Housekeeping jobs of the maintenance queue (scheduled by MaintenanceScheduler). */
+@Processor(QUEUES.maintenance)
+export class MaintenanceProcessor extends WorkerHost implements BeforeApplicationShutdown {
+  constructor(private readonly idempotency: IdempotencyStore) {
+    super();
+  }
+
+  async process(job: Job): Promise<number> {
+    switch (job.name) {
+      case MAINTENANCE_JOBS.sweepIdempotencyKeys:
+        return this.sweepIdempotencyKeys();
+      default:
+        throw new UnrecoverableError(`unknown maintenance job "${job.name}"`);
+    }
+  }
+
+  /**
+   * @nestjs/bullmq closes workers in onApplicationShutdown, the same phase in which TypeORM
+   * destroys the DataSource; closing here (the phase before) lets a job in flight finish while
+   * the database is still there.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.worker.close();
+  }
+
+  /** Batch by batch until a short one; stops early on shutdown (the next run picks up the rest). */
+  private async sweepIdempotencyKeys(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await this.idempotency.sweepExpired(SWEEP_BATCH_SIZE);
+      total += deleted;
+      if (deleted < SWEEP_BATCH_SIZE || this.worker.closing) return total;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig, ConfigModule } from '@app/config';
+import { DatabaseModule } from '@app/database';
+import { DomainModule } from '@app/domain';
+import { IdempotencyStore } from '@app/idempotency';
+import { LoggingModule } from '@app/logging';
+import { QueueModule } from '@app/queue';
+import { RedisModule } from '@app/redis';
+import { HealthServer } from './health/health-server';
+import { MaintenanceScheduler } from './maintenance.scheduler';
+import { MaintenanceProcessor } from './processors/maintenance.processor';
+
+@Module({})
+export class WorkerModule {
+  /** `config` replaces reading the environment (tests). */
+  static forRoot(config?: AppConfig): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot('worker'),
+        // The worker never migrates: that is the migrate step's (or the api's) job.
+        DatabaseModule.forRoot('worker', false),
+        RedisModule,
+        QueueModule.forRoot(),
+        DomainModule,
+      ],
+      // IdempotencyStore directly: IdempotencyModule would also install its HTTP interceptor.
+      providers: [IdempotencyStore, MaintenanceProcessor, MaintenanceScheduler, HealthServer],
+    };
+  }
+}
