@@ -1,6 +1,5 @@
 import { CaseEntity, GroupEntity, PeopleManagersGuard, PersonEntity, Scope } from '@app/domain';
 import { DataSource } from 'typeorm';
-import { GroupsModule } from '../apps/api/src/groups/groups.module';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 
@@ -14,7 +13,7 @@ describe('Groups and permissions', () => {
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    api = await startApi({}, [GroupsModule]);
+    api = await startApi();
     db = api.app.get(DataSource);
     checker = new OpenApiChecker((await api.http().get('/v1/openapi.json')).body);
     t = await makeTenant(api.app);

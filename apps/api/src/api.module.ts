@@ -3,13 +3,14 @@ import { AuthModule } from '@app/auth';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { DomainModule } from '@app/domain';
-import { EventsModule } from '@app/events';
 import { IdempotencyModule } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
 import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
+import { InvitationPageModule } from './invitations-page/invitation-page.module';
+import { PeopleModule } from './people/people.module';
 import { MeModule } from './me/me.module';
 import { OpenApiModule } from './openapi/openapi.module';
 
@@ -26,13 +27,14 @@ export class ApiModule {
         RedisModule,
         QueueModule.forRoot(),
         DomainModule,
-        EventsModule,
         AuthModule,
         IdempotencyModule,
         HealthModule,
         OpenApiModule,
         MeModule,
         GroupsModule,
+        PeopleModule,
+        InvitationPageModule,
         ...extra,
       ],
     };

@@ -10,6 +10,8 @@ import { loadTls } from './tls';
 
 /** Paths whose POST also takes multipart/form-data (parsed by their own handler). */
 export const MULTIPART_PATHS = ['/v1/documents'];
+/** Paths whose POST also takes application/x-www-form-urlencoded: HTML forms outside /v1/. */
+export const URLENCODED_PATHS = ['/invitations/accept'];
 
 /** Builds the api (HTTPS, envelopes, validation, request ids), initialised but not listening. */
 export async function createApiApp(
@@ -25,7 +27,7 @@ export async function createApiApp(
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestIdMiddleware);
-  app.use(...bodyParsing({ multipartPaths: MULTIPART_PATHS }));
+  app.use(...bodyParsing({ multipartPaths: MULTIPART_PATHS, urlencodedPaths: URLENCODED_PATHS }));
   const routes = new RouteTable();
   app.useGlobalFilters(new ApiExceptionFilter(routes));
   app.useGlobalPipes(new ApiValidationPipe());

@@ -2,6 +2,7 @@ import { AppConfig } from '@app/config';
 import { ENTITIES } from '@app/domain';
 import { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from './migrations';
+import { NestTypeOrmLogger } from './typeorm-logger';
 
 /** The one data source definition, for the apps, the admin CLI and the TypeORM CLI. */
 export function dataSourceOptions(config: AppConfig, applicationName = 'integrations'): DataSourceOptions {
@@ -14,6 +15,7 @@ export function dataSourceOptions(config: AppConfig, applicationName = 'integrat
     migrationsTransactionMode: 'each',
     synchronize: false,
     logging: ['error'],
+    logger: new NestTypeOrmLogger(),
     applicationName,
     extra: { max: config.databasePoolSize, connectionTimeoutMillis: 5000 },
   };

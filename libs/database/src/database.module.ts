@@ -15,6 +15,9 @@ export class DatabaseModule {
           useFactory: (config: AppConfig) => ({
             ...dataSourceOptions(config, applicationName),
             migrationsRun: runMigrations && config.migrationsRunOnStart,
+            // A process that cannot reach Postgres fails fast and says so (orchestrators restart it).
+            retryAttempts: 3,
+            retryDelay: 1000,
           }),
         }),
       ],

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { EventsModule } from '@app/events';
 import { Clock, SystemClock } from './common/clock';
 import { TransactionHost } from './common/transaction-host';
 import { ApiKeysService } from './connections/api-keys.service';
@@ -6,6 +7,11 @@ import { AuthInvalidationPublisher } from './connections/auth-invalidation';
 import { ConnectionsService } from './connections/connections.service';
 import { GroupsService } from './groups/groups.service';
 import { Mailer } from './mail/mailer';
+import { DomainsService } from './organisations/domains.service';
+import { InvitationsService } from './people/invitations.service';
+import { PeopleAdder } from './people/people-adder';
+import { PeopleMail } from './people/people-mail';
+import { PeopleService } from './people/people.service';
 import { OrganisationsService } from './organisations/organisations.service';
 import { PeopleManagersGuard } from './permissions/people-managers.guard';
 import { PermissionsService } from './permissions/permissions.service';
@@ -19,11 +25,17 @@ const services = [
   PermissionsService,
   PeopleManagersGuard,
   GroupsService,
+  DomainsService,
+  PeopleMail,
+  PeopleAdder,
+  PeopleService,
+  InvitationsService,
 ];
 
 /** The platform's domain services; needs DatabaseModule and RedisModule in the application. */
 @Global()
 @Module({
+  imports: [EventsModule],
   providers: [TransactionHost, { provide: Clock, useClass: SystemClock }, ...services],
   exports: [TransactionHost, Clock, ...services],
 })

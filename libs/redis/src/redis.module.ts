@@ -1,4 +1,4 @@
-import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import Redis from 'ioredis';
 import { PubSub } from './pub-sub';
@@ -21,8 +21,12 @@ class RedisCloser implements OnApplicationShutdown {
     {
       provide: REDIS,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) =>
-        new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, connectionName: 'integrations' }),
+      useFactory: (config: AppConfig) => {
+        const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, connectionName: 'integrations' });
+        const logger = new Logger('Redis');
+        redis.on('error', (err: Error) => logger.warn(`redis: ${err.message}`));
+        return redis;
+      },
     },
     PubSub,
     RedisCloser,

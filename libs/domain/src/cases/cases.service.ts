@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { Page, paginate, PageQueryDto } from '@app/http';
 import { DomainError, notFound, validationFailed } from '../common/domain-error';
+import { Page, paginate, PageRequest } from '../common/paginate';
 import { TransactionHost } from '../common/transaction-host';
 import { CaseEntity } from './case.entity';
 
@@ -30,7 +30,7 @@ export class CasesService {
   ) {}
 
   /** Newest first, by cursor. */
-  list(organisationId: string, page: PageQueryDto): Promise<Page<CaseEntity>> {
+  list(organisationId: string, page: PageRequest): Promise<Page<CaseEntity>> {
     const qb = this.tx.manager
       .getRepository(CaseEntity)
       .createQueryBuilder('c')

@@ -73,6 +73,10 @@ export class ApiKeysService {
   }
 
   async list(connectionId: string): Promise<KeyListing[]> {
+    const conn = /^\d{1,18}$/.test(connectionId)
+      ? await this.tx.manager.getRepository(ConnectionEntity).findOneBy({ id: connectionId })
+      : null;
+    if (!conn) throw notFound('connection');
     const rows = await this.tx.manager
       .getRepository(ApiKeyEntity)
       .find({ where: { connectionId }, order: { createdAt: 'ASC', id: 'ASC' } });

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { PubSub } from '@app/redis';
 import { TransactionHost } from '../common/transaction-host';
 
@@ -22,7 +22,18 @@ export class AuthInvalidationPublisher {
     private readonly tx: TransactionHost,
   ) {}
 
+  private readonly logger = new Logger(AuthInvalidationPublisher.name);
+
+  /**
+   * The change has committed by the time this runs, so a failed publish must not report the
+   * change as failed. It is logged; replicas that missed it are either unsubscribed too (Redis
+   * is down: their caches are cleared and bypassed) or drop the entry at its TTL.
+   */
   async announce(change: AuthInvalidation): Promise<void> {
-    await this.tx.afterCommit(() => this.pubSub.publish(AUTH_INVALIDATION_CHANNEL, change));
+    await this.tx.afterCommit(() =>
+      this.pubSub.publish(AUTH_INVALIDATION_CHANNEL, change).catch((err: Error) => {
+        this.logger.error(`auth invalidation not published (${JSON.stringify(change)}): ${err.message}`);
+      }),
+    );
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Page, paginate, PageQueryDto } from '@app/http';
 import { DomainError, notFound } from '../common/domain-error';
+import { Page, paginate, PageRequest } from '../common/paginate';
 import { TransactionHost } from '../common/transaction-host';
 import { OrganisationEntity } from '../organisations/organisation.entity';
 import { ConversationEntity } from './conversation.entity';
@@ -21,7 +21,7 @@ export class ConversationsService {
   constructor(private readonly tx: TransactionHost) {}
 
   /** Newest first, by cursor. */
-  list(organisationId: string, page: PageQueryDto): Promise<Page<ConversationEntity>> {
+  list(organisationId: string, page: PageRequest): Promise<Page<ConversationEntity>> {
     const qb = this.tx.manager
       .getRepository(ConversationEntity)
       .createQueryBuilder('v')

@@ -41,7 +41,7 @@ export class OrganisationsService {
     const trimmed = name?.trim();
     if (!trimmed) throw validationFailed('name', 'must not be empty');
     return this.tx.run(async (m) => {
-      const current = await this.currentPolicyVersion();
+      const current = await this.currentPolicyVersion(true);
       const repo = m.getRepository(OrganisationEntity);
       return repo.save(repo.create({ name: trimmed, moduleEnabled: true, acceptedPolicyVersion: current }));
     });
@@ -61,7 +61,9 @@ export class OrganisationsService {
 
   /** accept: the current version; withdraw: none. Either way keys are kept. */
   async setPolicy(id: string, accept: boolean): Promise<OrganisationEntity> {
-    return this.update(id, { acceptedPolicyVersion: accept ? await this.currentPolicyVersion() : null });
+    return this.tx.run(async () =>
+      this.update(id, { acceptedPolicyVersion: accept ? await this.currentPolicyVersion(true) : null }),
+    );
   }
 
   async setAllowlist(id: string, cidrs: string[]): Promise<OrganisationEntity> {
@@ -72,18 +74,19 @@ export class OrganisationsService {
     return this.update(id, { conversationReview: on });
   }
 
-  async currentPolicyVersion(): Promise<number> {
-    const row = await this.tx.manager
-      .getRepository(PolicyVersionEntity)
-      .createQueryBuilder('p')
-      .select('max(p.version)', 'v')
-      .getRawOne<{ v: number | null }>();
+  /** `shared`: take a share lock so a concurrent publish waits for this transaction (or vice versa). */
+  async currentPolicyVersion(shared = false): Promise<number> {
+    const m = this.tx.manager;
+    if (shared && this.tx.inTransaction) await m.query('LOCK TABLE integration_policy_versions IN SHARE MODE');
+    const [row] = await m.query('SELECT max(version) AS v FROM integration_policy_versions');
     return row?.v ?? 1;
   }
 
   /** Publishes a new policy version: every organisation answers module_off until it accepts it. */
   async publishPolicyVersion(): Promise<number> {
     return this.tx.run(async (m) => {
+      // Exclusive: two publishes run one after the other, and acceptances in flight finish first.
+      await m.query('LOCK TABLE integration_policy_versions IN EXCLUSIVE MODE');
       const next = (await this.currentPolicyVersion()) + 1;
       await m.getRepository(PolicyVersionEntity).insert({ version: next });
       await this.invalidation.announce({ kind: 'all' });

@@ -80,6 +80,12 @@ export class PeopleAdder {
       const fields = { name: input.name, jobTitle: input.jobTitle, groupId: group?.id ?? null };
       const person = await joinOrganisation(m, account, email.address, org.id, fields);
       if (!person) return null;
+      // An invitation sent before the domain was verified is moot now; it leaves the list.
+      await m.query(
+        `UPDATE invitations SET status = 'withdrawn', answered_at = now()
+          WHERE organisation_id = $1 AND lower(email) = lower($2) AND status = 'pending'`,
+        [org.id, person.email],
+      );
       await this.mail.welcome(person.email, org.name);
       return { outcome: 'created', person };
     }

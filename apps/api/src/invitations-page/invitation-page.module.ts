@@ -1,0 +1,6 @@
+import { Module } from '@nestjs/common';
+import { InvitationPageController } from './invitation-page.controller';
+
+/** The invitation accept page (HTML, outside /v1/); its POST takes form bodies (bootstrap URLENCODED_PATHS). */
+@Module({ controllers: [InvitationPageController] })
+export class InvitationPageModule {}

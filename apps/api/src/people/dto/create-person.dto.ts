@@ -1,0 +1,35 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+
+/** PersonCreate: adds a person by address (see the operation for the rule). */
+export class CreatePersonDto {
+  @ApiProperty({ example: 'ana.lopez@example.org', maxLength: 254, description: 'The address; its domain is compared case-insensitively.' })
+  @IsString()
+  @MaxLength(254)
+  email: string;
+
+  @ApiPropertyOptional({ example: 'Ana López', minLength: 1, maxLength: 200 })
+  @ValidateIf((_, v) => v !== undefined)
+  @IsString()
+  @Matches(/\S/, { message: 'name must not be blank' })
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Social worker', maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  job_title?: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    pattern: '^[0-9]+$',
+    example: '7',
+    description: 'A group of this organisation (else 422); a group carrying a permission the API cannot grant answers 403 permission_not_grantable.',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[0-9]{1,18}$/, { message: 'group_id must be a string of digits' })
+  group_id?: string | null;
+}

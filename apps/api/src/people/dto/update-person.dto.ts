@@ -1,0 +1,35 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+
+/** PersonUpdate: the fields given are changed, the others kept. */
+export class UpdatePersonDto {
+  @ApiPropertyOptional({ example: 'Ana López', minLength: 1, maxLength: 200 })
+  @ValidateIf((_, v) => v !== undefined)
+  @IsString()
+  @Matches(/\S/, { message: 'name must not be blank' })
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Social worker', maxLength: 200, description: 'Null clears it.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  job_title?: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    pattern: '^[0-9]+$',
+    example: '7',
+    description: 'Moves the person into this group of the organisation (null: into no group).',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[0-9]{1,18}$/, { message: 'group_id must be a string of digits' })
+  group_id?: string | null;
+
+  @ApiPropertyOptional({ description: 'A disabled person keeps their membership but cannot sign in.' })
+  @ValidateIf((_, v) => v !== undefined)
+  @IsBoolean()
+  disabled?: boolean;
+}
