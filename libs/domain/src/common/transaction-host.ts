@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
 
@@ -15,6 +15,7 @@ interface TxContext {
 @Injectable()
 export class TransactionHost {
   private readonly als = new AsyncLocalStorage<TxContext>();
+  private readonly logger = new Logger(TransactionHost.name);
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -36,14 +37,26 @@ export class TransactionHost {
       ctx.manager = manager;
       return this.als.run(ctx, () => fn(manager));
     });
-    for (const cb of ctx.afterCommit) await cb();
+    for (const cb of ctx.afterCommit) await this.runHook(cb);
     return result;
   }
 
-  /** Runs `cb` once the outermost transaction has committed (at once when there is none). */
+  /**
+   * Runs `cb` once the outermost transaction has committed (at once when there is none). The
+   * change is already durable then, so a failing hook is logged, never reported as the change
+   * failing (an idempotent replay must answer what the first call answered).
+   */
   async afterCommit(cb: () => Promise<void> | void): Promise<void> {
     const current = this.als.getStore();
     if (current) current.afterCommit.push(cb);
-    else await cb();
+    else await this.runHook(cb);
+  }
+
+  private async runHook(cb: () => Promise<void> | void): Promise<void> {
+    try {
+      await cb();
+    } catch (err) {
+      this.logger.error(`after-commit hook failed: ${(err as Error).message}`);
+    }
   }
 }
