@@ -36,6 +36,17 @@ export class AppConfig {
   /** Base of the platform's member app, where CaseUrls point. */
   readonly memberAppBaseUrl: string;
   readonly invitationTtlDays: number;
+  /** Private CIDRs webhook deliveries (and creation) may reach anyway; default none. */
+  readonly webhookAllowedPrivateCidrs: string[];
+  /** Multiplies the retry timetable (tests only; refused in production). 1 = the contract's. */
+  readonly webhookRetryScale: number;
+  readonly webhookConcurrency: number;
+  readonly translationEngine: EnvSchema['TRANSLATION_ENGINE'];
+  readonly translationEngineUrl?: string;
+  readonly translationEngineKey?: string;
+  readonly translationConcurrency: number;
+  readonly documentMaxFileBytes: number;
+  readonly documentMaxTextChars: number;
 
   constructor(env: EnvSchema) {
     this.nodeEnv = env.NODE_ENV;
@@ -60,6 +71,21 @@ export class AppConfig {
     this.publicBaseUrl = (env.PUBLIC_BASE_URL ?? `https://localhost:${env.PORT}`).replace(/\/+$/, '');
     this.memberAppBaseUrl = env.MEMBER_APP_BASE_URL.replace(/\/+$/, '');
     this.invitationTtlDays = env.INVITATION_TTL_DAYS;
+    this.webhookAllowedPrivateCidrs = env.WEBHOOK_ALLOWED_PRIVATE_CIDRS.split(',').map((s) => s.trim()).filter(Boolean);
+    if (env.WEBHOOK_RETRY_SCALE !== undefined && env.NODE_ENV === 'production') {
+      throw new Error('Invalid configuration:\n  WEBHOOK_RETRY_SCALE: is for tests only and refused when NODE_ENV=production');
+    }
+    if (env.WEBHOOK_RETRY_SCALE !== undefined && !(env.WEBHOOK_RETRY_SCALE > 0 && env.WEBHOOK_RETRY_SCALE <= 1)) {
+      throw new Error('Invalid configuration:\n  WEBHOOK_RETRY_SCALE: must be a number in (0, 1]');
+    }
+    this.webhookRetryScale = env.WEBHOOK_RETRY_SCALE ?? 1;
+    this.webhookConcurrency = env.WEBHOOK_CONCURRENCY;
+    this.translationEngine = env.TRANSLATION_ENGINE;
+    this.translationEngineUrl = env.TRANSLATION_ENGINE_URL;
+    this.translationEngineKey = env.TRANSLATION_ENGINE_KEY;
+    this.translationConcurrency = env.TRANSLATION_CONCURRENCY;
+    this.documentMaxFileBytes = env.DOCUMENT_MAX_FILE_BYTES;
+    this.documentMaxTextChars = env.DOCUMENT_MAX_TEXT_CHARS;
   }
 
   /** Reads and validates the process environment (the only reader of process.env). */

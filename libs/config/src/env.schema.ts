@@ -75,11 +75,40 @@ export class EnvSchema {
 
   @Transform(toInt) @IsInt() @Min(1) @Max(90)
   INVITATION_TTL_DAYS = 14;
+
+  @IsString()
+  WEBHOOK_ALLOWED_PRIVATE_CIDRS = '';
+
+  @IsOptional() @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)))
+  WEBHOOK_RETRY_SCALE?: number;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  WEBHOOK_CONCURRENCY = 50;
+
+  @IsIn(['none', 'libretranslate', 'deepl', 'apertium'])
+  TRANSLATION_ENGINE: 'none' | 'libretranslate' | 'deepl' | 'apertium' = 'none';
+
+  @IsOptional() @IsString()
+  TRANSLATION_ENGINE_URL?: string;
+
+  @IsOptional() @IsString()
+  TRANSLATION_ENGINE_KEY?: string;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(100)
+  TRANSLATION_CONCURRENCY = 4;
+
+  @Transform(toInt) @IsInt() @Min(1024) @Max(104857600)
+  DOCUMENT_MAX_FILE_BYTES = 10485760;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(10000000)
+  DOCUMENT_MAX_TEXT_CHARS = 100000;
 }
 
 /** Validates raw variables; throws one error listing every problem. */
 export function validateEnv(raw: Record<string, unknown>): EnvSchema {
-  const known = Object.keys(new EnvSchema()).concat(['TLS_CERT_FILE', 'TLS_KEY_FILE', 'SMTP_URL', 'PUBLIC_BASE_URL']);
+  const known = Object.keys(new EnvSchema()).concat([
+    'TLS_CERT_FILE', 'TLS_KEY_FILE', 'SMTP_URL', 'PUBLIC_BASE_URL', 'WEBHOOK_RETRY_SCALE', 'TRANSLATION_ENGINE_URL', 'TRANSLATION_ENGINE_KEY',
+  ]);
   const picked = Object.fromEntries(Object.entries(raw).filter(([k, v]) => known.includes(k) && v !== ''));
   const env = plainToInstance(EnvSchema, picked, { exposeDefaultValues: true });
   const errors = validateSync(env, { whitelist: true });

@@ -1,5 +1,14 @@
 import { Foundation1763750000000 } from './1763750000000-Foundation';
 import { Organisation1763760000000 } from './1763760000000-Organisation';
+import { Webhooks1763770000000 } from './1763770000000-Webhooks';
+import { Scim1763780000000 } from './1763780000000-Scim';
+import { Documents1763790000000 } from './1763790000000-Documents';
 
 /** Listed explicitly (not globbed) so the same list works from dist/, jest and the CLI. */
-export const MIGRATIONS = [Foundation1763750000000, Organisation1763760000000];
+export const MIGRATIONS = [
+  Foundation1763750000000,
+  Organisation1763760000000,
+  Webhooks1763770000000,
+  Scim1763780000000,
+  Documents1763790000000,
+];
