@@ -7,6 +7,8 @@ import { IdempotencyModule } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
 import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
+import { CasesModule } from './cases/cases.module';
+import { ConversationsModule } from './conversations/conversations.module';
 import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
 import { InvitationPageModule } from './invitations-page/invitation-page.module';
@@ -35,6 +37,8 @@ export class ApiModule {
         GroupsModule,
         PeopleModule,
         InvitationPageModule,
+        CasesModule,
+        ConversationsModule,
         ...extra,
       ],
     };

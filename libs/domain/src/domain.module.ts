@@ -2,9 +2,12 @@ import { Global, Module } from '@nestjs/common';
 import { EventsModule } from '@app/events';
 import { Clock, SystemClock } from './common/clock';
 import { TransactionHost } from './common/transaction-host';
+import { CasesService } from './cases/cases.service';
 import { ApiKeysService } from './connections/api-keys.service';
 import { AuthInvalidationPublisher } from './connections/auth-invalidation';
 import { ConnectionsService } from './connections/connections.service';
+import { ConversationIngestService } from './conversations/conversation-ingest.service';
+import { ConversationsService } from './conversations/conversations.service';
 import { GroupsService } from './groups/groups.service';
 import { Mailer } from './mail/mailer';
 import { DomainsService } from './organisations/domains.service';
@@ -30,6 +33,9 @@ const services = [
   PeopleAdder,
   PeopleService,
   InvitationsService,
+  CasesService,
+  ConversationsService,
+  ConversationIngestService,
 ];
 
 /** The platform's domain services; needs DatabaseModule and RedisModule in the application. */

@@ -36,3 +36,6 @@ export * from './people/invitations.service';
 export * from './people/people-adder';
 export * from './people/people-mail';
 export * from './people/people.service';
+export * from './cases/cases.service';
+export * from './conversations/conversations.service';
+export * from './conversations/conversation-ingest.service';

@@ -19,8 +19,8 @@ export interface Page<T> {
 export interface PaginateOptions<T> {
   /** Timestamp column that orders the list (default created_at). */
   orderColumn?: string;
-  /** SQL type of the id column (default bigint; conversations use text ids). */
-  idType?: 'bigint' | 'text';
+  /** SQL type of the id column (default bigint; conversations' char(32) ids use bpchar, which keeps the index usable). */
+  idType?: 'bigint' | 'bpchar';
   /** The cursor position of a row (default: its createdAt and id). */
   position?: (row: T) => CursorPosition;
 }

@@ -26,7 +26,7 @@ export class ConversationsService {
       .getRepository(ConversationEntity)
       .createQueryBuilder('v')
       .where('v.organisation_id = :org', { org: organisationId });
-    return paginate(qb, page, { idType: 'text' });
+    return paginate(qb, page, { idType: 'bpchar' });
   }
 
   /** Another organisation's conversation (or none) answers not_found. */

@@ -1,0 +1,37 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+// Until libs/domain/src/index.ts exports it: then '@app/domain'.
+import { CASE_TITLE_MAX, EXTERNAL_REF_MAX } from '@app/domain';
+
+/** CaseCreate: the same `external_ref` again answers the existing case. */
+export class CreateCaseDto {
+  @ApiProperty({
+    minLength: 1,
+    maxLength: EXTERNAL_REF_MAX,
+    example: 'CRM-2026-00017',
+    description: 'Your own reference for the case, unique in the organisation; kept exactly as sent (not trimmed), not blank.',
+  })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(EXTERNAL_REF_MAX)
+  @Matches(/\S/, { message: 'external_ref must not be blank' })
+  external_ref: string;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: CASE_TITLE_MAX, example: 'Housing benefit appointment' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(CASE_TITLE_MAX)
+  title?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    pattern: '^[0-9]+$',
+    example: '7',
+    description: 'A group of this organisation to hold the case (422 validation_failed naming group_id otherwise).',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[0-9]{1,18}$/, { message: 'group_id must be a group id (a string of digits)' })
+  group_id?: string | null;
+}

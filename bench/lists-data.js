@@ -1,0 +1,98 @@
+// Data of the list benchmark (bench/lists.bench.js): the dedicated database, the organisation's
+// cases and conversations grown with generate_series, cursors built from known rows, and the
+// plan Postgres chooses for a deep page.
+'use strict';
+const { Client } = require('pg');
+
+/** Drops and recreates the dedicated database (it holds nothing but benchmark rows). */
+async function recreateDatabase(serverUrl, name) {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe database name ${name}`);
+  const pg = new Client({ connectionString: serverUrl });
+  await pg.connect();
+  try {
+    await pg.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await pg.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await pg.end();
+  }
+}
+
+/** Migrates with the admin CLI and makes one organisation, connection (all scopes) and key. */
+function makeTenant(admin) {
+  const { applied = [] } = admin(['migrate']);
+  const org = admin(['org', 'create', '--name', 'bench lists']);
+  const conn = admin(['connection', 'create', '--org', org.id, '--name', 'bench lists', '--scopes', 'all']);
+  const key = admin(['key', 'create', '--connection', conn.id]);
+  return { organisationId: org.id, key: key.key, migrations: applied.length };
+}
+
+/**
+ * Grows the organisation to `total` cases (cases `from`..`total`) and one ended conversation per
+ * new case. Case i was opened i seconds before a fixed instant, so added rows are older than those
+ * already there and the first page is the same rows at every size.
+ */
+async function grow(db, org, from, total) {
+  const started = Date.now();
+  await db.query(`SET synchronous_commit = off`);
+  const [{ before }] = (await db.query(`SELECT COALESCE(max(id), 0) AS before FROM cases`)).rows;
+  await db.query(
+    `INSERT INTO cases (organisation_id, external_ref, title, status, created_at, updated_at)
+     SELECT $1, 'BENCH-' || i, 'Bench case ' || i, 'open', t, t
+       FROM generate_series($2::int, $3::int) AS i
+      CROSS JOIN LATERAL (SELECT '2026-11-01T00:00:00Z'::timestamptz - i * interval '1 second' AS t) AS at`,
+    [org, from, total],
+  );
+  // Ids of 32 hex as the interpreting app makes them; half a second after the case.
+  await db.query(
+    `INSERT INTO conversations (id, organisation_id, case_id, language_a, language_b, status, started_at, ended_at, created_at)
+     SELECT md5('bench-conversation-' || c.id), c.organisation_id, c.id, 'en', 'es', 'ended',
+            c.created_at + interval '500 milliseconds', c.created_at + interval '900 milliseconds', c.created_at + interval '500 milliseconds'
+       FROM cases c WHERE c.organisation_id = $1 AND c.id > $2`,
+    [org, before],
+  );
+  await db.query(`VACUUM ANALYZE cases`);
+  await db.query(`VACUUM ANALYZE conversations`);
+  const { rows } = await db.query(
+    `SELECT (SELECT count(*) FROM cases WHERE organisation_id = $1)::int AS cases,
+            (SELECT count(*) FROM conversations WHERE organisation_id = $1)::int AS conversations`,
+    [org],
+  );
+  return { ...rows[0], insert_s: +((Date.now() - started) / 1000).toFixed(1) };
+}
+
+/** A cursor as the api issues it: base64url of JSON [created_at ISO, id]. */
+const cursorOf = (createdAt, id) => Buffer.from(JSON.stringify([new Date(createdAt).toISOString(), String(id).trim()])).toString('base64url');
+
+/** The cursor whose page starts after the first `rowsBefore` rows of the list, built from a known row. */
+async function cursorAfter(db, table, org, rowsBefore) {
+  const { rows } = await db.query(
+    `SELECT created_at, id FROM ${table} WHERE organisation_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
+    [org, rowsBefore - 1],
+  );
+  return cursorOf(rows[0].created_at, rows[0].id);
+}
+
+/** The plan and server-side time of a page's query, written as paginate() writes it. */
+async function explain(db, table, org, cursor, pageSize) {
+  const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+  const idType = table === 'cases' ? 'bigint' : 'text';
+  const { rows } = await db.query(
+    `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT * FROM ${table} t WHERE t.organisation_id = $1
+       AND (t.created_at, t.id) < (CAST($2 AS timestamptz), CAST($3 AS ${idType}))
+     ORDER BY t.created_at DESC, t.id DESC LIMIT ${pageSize + 1}`,
+    [org, at, id],
+  );
+  const plan = rows[0]['QUERY PLAN'][0];
+  const scan = (node) => (node['Index Cond'] || node.Filter || !node.Plans ? node : scan(node.Plans[0]));
+  const s = scan(plan.Plan);
+  return {
+    execution_ms: plan['Execution Time'],
+    node: s['Node Type'],
+    index: s['Index Name'] ?? null,
+    index_cond: s['Index Cond'] ?? null,
+    filter: s.Filter ?? null,
+    rows_removed_by_filter: s['Rows Removed by Filter'] ?? 0,
+  };
+}
+
+module.exports = { recreateDatabase, makeTenant, grow, cursorAfter, explain };
