@@ -39,3 +39,4 @@ export * from './people/people.service';
 export * from './cases/cases.service';
 export * from './conversations/conversations.service';
 export * from './conversations/conversation-ingest.service';
+export * from './people/accounts';

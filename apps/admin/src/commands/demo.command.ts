@@ -1,5 +1,77 @@
-import { ApiKeysService, ConnectionsService, OrganisationsService, SCOPES, TransactionHost } from '@app/domain';
+import { INestApplicationContext } from '@nestjs/common';
+import {
+  ApiKeysService,
+  CasesService,
+  ConnectionsService,
+  ConversationIngestService,
+  GroupEntity,
+  OrganisationsService,
+  SCOPES,
+  TransactionHost,
+} from '@app/domain';
+import { EntityManager } from 'typeorm';
 import { Command } from './command';
+import { DEMO_CASES, DEMO_CONVERSATIONS, DEMO_GROUPS, DEMO_PEOPLE, DemoGroupKey } from './demo-data';
+import { createGroup } from './group.command';
+import { addMember } from './person.command';
+
+interface Seeded {
+  organisation_id: string;
+  groups: number;
+  people: number;
+  cases: number;
+  conversations: number;
+}
+
+/**
+ * Fills an organisation with demo-data.ts, in one transaction (a failure leaves nothing half
+ * made). An organisation that already has cases is left as it is, so `npm run dev` can run it
+ * on every start; the organisation's row lock makes two concurrent seeds run one after the other.
+ * Counts are of what this run added. Addresses are `<name>@org<ORG>.example.org`, since an
+ * address has one account platform-wide.
+ */
+async function seed(app: INestApplicationContext, organisationId: string): Promise<Seeded> {
+  const seeded: Seeded = { organisation_id: organisationId, groups: 0, people: 0, cases: 0, conversations: 0 };
+  return app.get(TransactionHost).run(async (m) => {
+    await app.get(OrganisationsService).get(organisationId);
+    await m.query(`SELECT id FROM organisations WHERE id = $1 FOR UPDATE`, [organisationId]);
+    const [{ n }] = await m.query(`SELECT count(*)::int AS n FROM cases WHERE organisation_id = $1`, [organisationId]);
+    if (n > 0) return seeded;
+    await app.get(OrganisationsService).setConversationReview(organisationId, true);
+
+    const groups = new Map<DemoGroupKey, string>();
+    for (const g of DEMO_GROUPS) {
+      const existing = await groupNamed(m, organisationId, g.name);
+      groups.set(g.key, existing?.id ?? (await createGroup(app, organisationId, g.name, g.permissions)).id);
+      if (!existing) seeded.groups++;
+    }
+    for (const p of DEMO_PEOPLE) {
+      const email = `${p.local}@org${organisationId}.example.org`;
+      const { joined } = await addMember(app, organisationId, { email, name: p.name, jobTitle: p.jobTitle, groupId: groups.get(p.group) });
+      if (joined) seeded.people++;
+    }
+    const cases = new Map<string, string>();
+    for (const c of DEMO_CASES) {
+      const opened = await app.get(CasesService).open(organisationId, { externalRef: c.ref, title: c.title, groupId: groups.get('caseWorkers') });
+      cases.set(c.ref, opened.case.id);
+      if (opened.created) seeded.cases++;
+    }
+    const ingest = app.get(ConversationIngestService);
+    for (const c of DEMO_CONVERSATIONS) {
+      const conversation = await ingest.start(cases.get(c.caseRef) as string, ...c.languages);
+      for (const turn of c.turns) await ingest.appendTurn(conversation.id, turn);
+      for (const [label, value] of c.facts) await ingest.recordFact(conversation.id, label, value);
+      if (c.ended) await ingest.end(conversation.id);
+      if (c.summary) await ingest.writeSummary(conversation.id, c.summary);
+      seeded.conversations++;
+    }
+    for (const c of DEMO_CASES.filter((d) => d.closed)) await app.get(CasesService).close(cases.get(c.ref) as string);
+    return seeded;
+  });
+}
+
+const groupNamed = (m: EntityManager, organisationId: string, name: string): Promise<GroupEntity | null> =>
+  m.getRepository(GroupEntity).createQueryBuilder('g').where('g.organisation_id = :organisationId AND lower(g.name) = lower(:name)', { organisationId, name }).getOne();
 
 export const DEMO_COMMANDS: Command[] = [
   {
@@ -26,6 +98,26 @@ export const DEMO_COMMANDS: Command[] = [
           `key ${made.key_id} (shown only now):`,
           made.key,
         ],
+      };
+    },
+  },
+  {
+    words: ['demo', 'seed'],
+    usage: '--org ORG',
+    summary: 'fill an organisation with demo people, groups, cases and conversations (skipped once it has cases)',
+    options: ['org'],
+    arity: 0,
+    async run(ctx) {
+      const made = await seed(await ctx.app(), ctx.args.requireOption('org'));
+      const added = made.groups + made.people + made.cases + made.conversations > 0;
+      return {
+        json: { ...made },
+        text: added
+          ? [
+              `organisation ${made.organisation_id}: conversation review on; added ${made.groups} groups, ${made.people} people, ` +
+                `${made.cases} cases and ${made.conversations} conversations`,
+            ]
+          : [`organisation ${made.organisation_id} already has cases: nothing seeded`],
       };
     },
   },

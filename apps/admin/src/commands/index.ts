@@ -1,11 +1,17 @@
 import { UsageError } from '../args';
 import { CommandResult } from '../output';
 import { Command } from './command';
+import { CASE_COMMANDS } from './case.command';
 import { CONNECTION_COMMANDS } from './connection.command';
+import { CONVERSATION_COMMANDS } from './conversation.command';
 import { DEMO_COMMANDS } from './demo.command';
+import { DOMAIN_COMMANDS } from './domain.command';
+import { GROUP_COMMANDS } from './group.command';
+import { INVITATION_COMMANDS } from './invitation.command';
 import { KEY_COMMANDS } from './key.command';
 import { MIGRATE_COMMANDS } from './migrate.command';
 import { ORG_COMMANDS } from './org.command';
+import { PERSON_COMMANDS } from './person.command';
 import { POLICY_COMMANDS } from './policy.command';
 
 export * from './command';
@@ -13,9 +19,15 @@ export * from './command';
 export const COMMANDS: Command[] = [
   ...MIGRATE_COMMANDS,
   ...ORG_COMMANDS,
+  ...DOMAIN_COMMANDS,
   ...POLICY_COMMANDS,
   ...CONNECTION_COMMANDS,
   ...KEY_COMMANDS,
+  ...GROUP_COMMANDS,
+  ...PERSON_COMMANDS,
+  ...INVITATION_COMMANDS,
+  ...CASE_COMMANDS,
+  ...CONVERSATION_COMMANDS,
   ...DEMO_COMMANDS,
 ];
 
@@ -58,7 +70,8 @@ function usageLines(): string[] {
     ...rows.map(([u, s]) => `  ${u.padEnd(width)}  ${s}`),
     `  ${'help'.padEnd(width)}  this text`,
     '',
-    'ORG, CONN and KEY_ID are ids. --json prints exactly one JSON object on stdout.',
+    'ORG, CONN, KEY_ID, GROUP, INVITATION and CASE are ids; CONV is a 32-hex conversation id.',
+    '--json prints exactly one JSON object on stdout.',
     'Exit codes: 0 done, 1 refused or failed (message on stderr), 2 usage error.',
   ];
 }
