@@ -27,9 +27,12 @@ export class KeyAuthenticator {
     const entry = {
       principal: {
         keyId: row.keyId,
+        keyLastFour: row.keyLastFour,
         connectionId: row.connectionId,
         connectionName: row.connectionName,
+        connectionCreatedAt: row.connectionCreatedAt,
         organisationId: row.organisationId,
+        organisationName: row.organisationName,
         scopes: row.scopes,
       },
       revoked: row.keyRevoked || row.connectionRevoked,

@@ -3,9 +3,12 @@ import type { ParsedCidr } from './client-ip';
 /** The connection a key belongs to, as the guard found it for this call. */
 export interface Principal {
   keyId: string;
+  keyLastFour: string;
   connectionId: string;
   connectionName: string;
+  connectionCreatedAt: Date;
   organisationId: string;
+  organisationName: string;
   scopes: string[];
 }
 

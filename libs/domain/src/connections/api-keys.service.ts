@@ -11,12 +11,15 @@ export const MAX_LIVE_KEYS = 2;
 /** Everything the guard needs to decide on a call, read in one indexed lookup by hash. */
 export interface KeyPrincipalRow {
   keyId: string;
+  keyLastFour: string;
   keyRevoked: boolean;
   connectionId: string;
   connectionName: string;
+  connectionCreatedAt: Date;
   connectionRevoked: boolean;
   scopes: string[];
   organisationId: string;
+  organisationName: string;
   moduleEnabled: boolean;
   policyAccepted: boolean;
   ipAllowlist: string[];
@@ -92,9 +95,10 @@ export class ApiKeysService {
   /** One indexed lookup by hash, joined to its connection and organisation. */
   async findForAuth(keyHash: string): Promise<KeyPrincipalRow | null> {
     const rows: Array<Record<string, unknown>> = await this.tx.manager.query(
-      `SELECT k.id AS key_id, k.revoked_at IS NOT NULL AS key_revoked,
-              c.id AS connection_id, c.name AS connection_name, c.revoked_at IS NOT NULL AS connection_revoked, c.scopes,
-              o.id AS organisation_id, o.module_enabled, o.ip_allowlist,
+      `SELECT k.id AS key_id, k.last_four, k.revoked_at IS NOT NULL AS key_revoked,
+              c.id AS connection_id, c.name AS connection_name, c.created_at AS connection_created_at,
+              c.revoked_at IS NOT NULL AS connection_revoked, c.scopes,
+              o.id AS organisation_id, o.name AS organisation_name, o.module_enabled, o.ip_allowlist,
               (o.accepted_policy_version IS NOT NULL AND o.accepted_policy_version >=
                  COALESCE((SELECT max(version) FROM integration_policy_versions), 1)) AS policy_accepted
          FROM api_keys k
@@ -107,12 +111,15 @@ export class ApiKeysService {
     if (!r) return null;
     return {
       keyId: String(r.key_id),
+      keyLastFour: String(r.last_four),
       keyRevoked: Boolean(r.key_revoked),
       connectionId: String(r.connection_id),
       connectionName: String(r.connection_name),
+      connectionCreatedAt: r.connection_created_at as Date,
       connectionRevoked: Boolean(r.connection_revoked),
       scopes: r.scopes as string[],
       organisationId: String(r.organisation_id),
+      organisationName: String(r.organisation_name),
       moduleEnabled: Boolean(r.module_enabled),
       policyAccepted: Boolean(r.policy_accepted),
       ipAllowlist: r.ip_allowlist as string[],

@@ -4,7 +4,6 @@ import { isScope, Scope } from '../common/scopes';
 import { TransactionHost } from '../common/transaction-host';
 import { OrganisationsService } from '../organisations/organisations.service';
 import { AuthInvalidationPublisher } from './auth-invalidation';
-import { ApiKeyEntity } from './api-key.entity';
 import { ConnectionEntity } from './connection.entity';
 
 function parseScopes(scopes: string[]): Scope[] {
@@ -36,15 +35,6 @@ export class ConnectionsService {
     const conn = /^\d{1,18}$/.test(id) ? await this.tx.manager.getRepository(ConnectionEntity).findOneBy({ id }) : null;
     if (!conn) throw notFound('connection');
     return conn;
-  }
-
-  /** The connection with its organisation and the key in use (for GET /v1/me). */
-  async describe(connectionId: string, keyId: string) {
-    const m = this.tx.manager;
-    const connection = await this.get(connectionId);
-    const organisation = await this.organisations.get(connection.organisationId);
-    const key = await m.getRepository(ApiKeyEntity).findOneByOrFail({ id: keyId, connectionId });
-    return { connection, organisation, key };
   }
 
   /** A change of scopes applies to every key of the connection from the next call. */
