@@ -13,6 +13,7 @@ import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
 import { InvitationPageModule } from './invitations-page/invitation-page.module';
 import { PeopleModule } from './people/people.module';
+import { ScimModule } from './scim/scim.module';
 import { MeModule } from './me/me.module';
 import { OpenApiModule } from './openapi/openapi.module';
 
@@ -39,6 +40,7 @@ export class ApiModule {
         InvitationPageModule,
         CasesModule,
         ConversationsModule,
+        ScimModule,
         ...extra,
       ],
     };

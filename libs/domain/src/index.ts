@@ -40,3 +40,4 @@ export * from './cases/cases.service';
 export * from './conversations/conversations.service';
 export * from './conversations/conversation-ingest.service';
 export * from './people/accounts';
+export * from './scim';

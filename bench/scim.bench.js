@@ -1,0 +1,401 @@
+#!/usr/bin/env node
+// SCIM provisioning at scale: 10,000 users created through POST /scim/v2/Users (as Okta and
+// Entra ID create them), then read back with `userName eq` filters; lookups measured again once
+// the organisation holds 100,000 users (the extra 90,000 inserted with SQL). Also the first page
+// of an unfiltered list (Okta's import) at both sizes, since its totalResults counts every user.
+// Loopback only; a dedicated database it drops and recreates; its own build of the code (so a
+// concurrent `npm run build` cannot pull dist/ from under it); it stops by itself and kills its
+// children on the way out. `node bench/scim.bench.js` (about 5 minutes).
+'use strict';
+const { spawn, spawnSync, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const https = require('node:https');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+
+const root = path.resolve(__dirname, '..');
+const work = path.join(root, '.data', 'bench-scim');
+const distDir = path.join(work, 'dist');
+const resultsDir = path.join(__dirname, 'results');
+const HOST = '127.0.0.1';
+const DB_NAME = 'integrations_bench_scim';
+const server = process.env.BENCH_DATABASE_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const withDb = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+const SETTINGS = {
+  provisioned_users: Number(process.env.BENCH_SCIM_USERS || 10000),
+  total_users: Number(process.env.BENCH_SCIM_TOTAL || 100000),
+  provisioning_concurrency: Number(process.env.BENCH_SCIM_CONCURRENCY || 8),
+  lookups: Number(process.env.BENCH_SCIM_LOOKUPS || 2000),
+  lookup_warmup: 200,
+  list_requests: 50,
+  keep_alive: true,
+  api_node_env: 'production',
+  api_log_level: 'warn',
+  welcome_mail: 'sent over SMTP to a minimal sink in the benchmark process (one connection per mail, as the api sends them; the api awaits it after commit)',
+  database_url: withDb(server, DB_NAME),
+  redis_url: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
+  redis_prefix: 'iabenchscim',
+};
+const children = new Set();
+const say = (msg) => process.stdout.write(`[bench:scim] ${msg}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---- child mode: the built api with the SCIM module mounted (until ApiModule imports it) ----
+async function serve() {
+  require('reflect-metadata');
+  const dist = (p) => require(path.join(distDir, p));
+  const { AppConfig } = dist('libs/config/src');
+  const { ApiModule } = dist('apps/api/src/api.module');
+  const { createApiApp } = dist('apps/api/src/bootstrap');
+  const { ScimModule } = dist('apps/api/src/scim/scim.module');
+  const config = AppConfig.fromEnv();
+  const extra = ApiModule.forRoot(config).imports.includes(ScimModule) ? [] : [ScimModule];
+  const app = await createApiApp(config, extra);
+  await app.listen(config.port, config.host);
+  process.stdout.write(`scim api listening on https://${config.host}:${config.port}\n`);
+}
+
+// ---- parent mode ----
+function build() {
+  fs.rmSync(distDir, { recursive: true, force: true });
+  execFileSync(process.execPath, [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', distDir, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'], { cwd: root, stdio: 'inherit' });
+}
+
+function env(extra = {}) {
+  return {
+    ...process.env, NODE_ENV: SETTINGS.api_node_env, LOG_LEVEL: SETTINGS.api_log_level, HOST,
+    DATABASE_URL: SETTINGS.database_url, REDIS_URL: SETTINGS.redis_url, REDIS_PREFIX: SETTINGS.redis_prefix,
+    AUTH_CACHE_TTL_SECONDS: '60', DATA_DIR: work, ...extra,
+  };
+}
+
+function admin(args) {
+  const r = spawnSync(process.execPath, [path.join(distDir, 'apps/admin/src/main.js'), ...args, '--json'], { cwd: root, env: env(), encoding: 'utf8', timeout: 120000 });
+  if (r.status !== 0) throw new Error(`admin ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
+  const line = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  if (!line) throw new Error(`admin ${args.join(' ')} printed no JSON:\n${r.stdout}`);
+  return JSON.parse(line);
+}
+
+async function recreateDatabase() {
+  const { Client } = require('pg');
+  const pg = new Client({ connectionString: server });
+  await pg.connect();
+  try {
+    await pg.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    await pg.query(`CREATE DATABASE ${DB_NAME}`);
+  } finally {
+    await pg.end();
+  }
+}
+
+async function ensureCert() {
+  const cert = path.join(work, 'tls', 'localhost.crt');
+  const key = path.join(work, 'tls', 'localhost.key');
+  if (!fs.existsSync(cert) || !fs.existsSync(key)) {
+    const pems = await require('selfsigned').generate([{ name: 'commonName', value: 'localhost' }], {
+      keySize: 2048,
+      algorithm: 'sha256',
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: HOST }] }],
+    });
+    fs.mkdirSync(path.dirname(cert), { recursive: true });
+    fs.writeFileSync(cert, pems.cert);
+    fs.writeFileSync(key, pems.private, { mode: 0o600 });
+  }
+  return { TLS_CERT_FILE: cert, TLS_KEY_FILE: key };
+}
+
+/**
+ * A minimal SMTP sink that accepts and drops every message (the welcome emails). Not smtp-server:
+ * it holds each greeting back 100 ms to catch early talkers, which would make a local relay look
+ * slower than any real one.
+ */
+async function smtpSink() {
+  let received = 0;
+  const sink = net.createServer((socket) => {
+    let inData = false;
+    let buffer = '';
+    socket.on('error', () => socket.destroy());
+    socket.write('220 bench-sink ESMTP\r\n');
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString('latin1');
+      for (;;) {
+        if (inData) {
+          const end = buffer.indexOf('\r\n.\r\n');
+          if (end < 0) return;
+          buffer = buffer.slice(end + 5);
+          inData = false;
+          received++;
+          socket.write('250 OK queued\r\n');
+          continue;
+        }
+        const eol = buffer.indexOf('\r\n');
+        if (eol < 0) return;
+        const line = buffer.slice(0, eol);
+        buffer = buffer.slice(eol + 2);
+        const verb = line.slice(0, 4).toUpperCase();
+        if (verb === 'EHLO') socket.write('250-bench-sink\r\n250 8BITMIME\r\n');
+        else if (verb === 'DATA') {
+          inData = true;
+          socket.write('354 go ahead\r\n');
+        } else if (verb === 'QUIT') socket.end('221 bye\r\n');
+        else socket.write('250 OK\r\n');
+      }
+    });
+  });
+  await new Promise((resolve) => sink.listen(0, HOST, resolve));
+  return { url: `smtp://${HOST}:${sink.address().port}`, received: () => received, close: () => new Promise((r) => sink.close(() => r())) };
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, HOST, () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let agent;
+function request(port, method, pathAndQuery, headers, body) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = https.request(
+      { host: HOST, port, method, path: pathAndQuery, agent, timeout: 15000, headers: { ...headers, ...(payload ? { 'content-type': 'application/scim+json', 'content-length': payload.length } : {}) } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks), ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`timeout on ${method} ${pathAndQuery}`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+function start(args, extraEnv) {
+  const proc = spawn(process.execPath, args, { cwd: root, env: env(extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const s of [proc.stdout, proc.stderr]) readline.createInterface({ input: s }).on('line', (l) => process.stdout.write(`[api] ${l}\n`));
+  children.add(proc);
+  proc.on('exit', () => children.delete(proc));
+  return proc;
+}
+
+function stop(proc) {
+  return new Promise((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
+    proc.once('exit', () => resolve(clearTimeout(timer)));
+    proc.kill('SIGTERM');
+  });
+}
+
+async function waitReady(proc, port) {
+  for (const until = Date.now() + 60000; Date.now() < until; await sleep(200)) {
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error('the api exited before it was ready');
+    const res = await request(port, 'GET', '/health/ready', {}).catch(() => null);
+    if (res && res.status === 200) return;
+  }
+  throw new Error('the api was not ready after 60 s');
+}
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+function summarise(times) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const r = (x) => +x.toFixed(2);
+  return { n: sorted.length, p50_ms: r(quantile(sorted, 0.5)), p99_ms: r(quantile(sorted, 0.99)), mean_ms: r(sorted.reduce((a, b) => a + b, 0) / sorted.length), max_ms: r(sorted[sorted.length - 1]) };
+}
+
+const address = (i, domain) => `user${i}@${domain}`;
+
+/** Okta's create body for user i. */
+const userBody = (i, domain) => ({
+  schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+  userName: address(i, domain),
+  name: { givenName: `Given${i}`, familyName: `Family${i}` },
+  emails: [{ primary: true, value: address(i, domain), type: 'work' }],
+  displayName: `Given${i} Family${i}`,
+  locale: 'en-US',
+  externalId: `00u${String(i).padStart(10, '0')}`,
+  groups: [],
+  password: 'not-kept-1',
+  active: true,
+});
+
+async function provision(port, headers, domain) {
+  const n = SETTINGS.provisioned_users;
+  const times = [];
+  let next = 0;
+  const started = process.hrtime.bigint();
+  async function worker() {
+    for (let i = next++; i < n; i = next++) {
+      const res = await request(port, 'POST', '/scim/v2/Users', headers, userBody(i, domain));
+      if (res.status !== 201) throw new Error(`POST /scim/v2/Users (user ${i}) answered ${res.status}: ${res.body}`);
+      times.push(res.ms);
+      if ((i + 1) % 2000 === 0) say(`${i + 1} users provisioned`);
+    }
+  }
+  await Promise.all(Array.from({ length: SETTINGS.provisioning_concurrency }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { users: n, seconds: +seconds.toFixed(1), users_per_second: +(n / seconds).toFixed(1), latency: summarise(times) };
+}
+
+/** `userName eq` lookups of random users (any case), sequential on one keep-alive connection; each must find exactly that user. */
+async function lookups(port, headers, domain, population) {
+  const pick = () => {
+    const i = Math.floor(Math.random() * population);
+    const name = address(i, domain);
+    return Math.random() < 0.5 ? name : name.toUpperCase();
+  };
+  const one = async () => {
+    const name = pick();
+    const url = `/scim/v2/Users?filter=${encodeURIComponent(`userName eq "${name}"`)}&startIndex=1&count=100`;
+    const res = await request(port, 'GET', url, headers);
+    const body = res.status === 200 ? JSON.parse(res.body) : null;
+    if (!body || body.totalResults !== 1 || body.Resources[0].userName.toLowerCase() !== name.toLowerCase()) throw new Error(`GET ${url} answered ${res.status}: ${res.body}`);
+    return res.ms;
+  };
+  for (let i = 0; i < SETTINGS.lookup_warmup; i++) await one();
+  const times = [];
+  for (let i = 0; i < SETTINGS.lookups; i++) times.push(await one());
+  return summarise(times);
+}
+
+/** The first page of the unfiltered list (what Okta's import asks for first), whose totalResults counts every user. */
+async function firstPage(port, headers, population) {
+  const times = [];
+  for (let i = 0; i < SETTINGS.list_requests + 5; i++) {
+    const res = await request(port, 'GET', '/scim/v2/Users?startIndex=1&count=100', headers);
+    const body = res.status === 200 ? JSON.parse(res.body) : null;
+    if (!body || body.totalResults !== population || body.Resources.length !== 100) throw new Error(`GET /scim/v2/Users answered ${res.status}: ${String(res.body).slice(0, 300)}`);
+    if (i >= 5) times.push(res.ms);
+  }
+  return summarise(times);
+}
+
+/** The other 90,000 members, inserted with SQL as another door would add them (the triggers give each a SCIM id). */
+async function grow(orgId, domain, from, to) {
+  const { Client } = require('pg');
+  const db = new Client({ connectionString: SETTINGS.database_url });
+  await db.connect();
+  const started = Date.now();
+  try {
+    await db.query(`SET synchronous_commit = off`);
+    await db.query(
+      `INSERT INTO people (email, name, organisation_id, joined_at)
+       SELECT 'user' || i || '@' || $2, 'Given' || i || ' Family' || i, $1, now() FROM generate_series($3::int, $4::int - 1) AS i`,
+      [orgId, domain, from, to],
+    );
+    for (const t of ['people', 'scim_users', 'invitations']) await db.query(`VACUUM ANALYZE ${t}`);
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM scim_users WHERE organisation_id = $1`, [orgId]);
+    return { scim_users: rows[0].n, insert_s: +((Date.now() - started) / 1000).toFixed(1) };
+  } finally {
+    await db.end();
+  }
+}
+
+function gitCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function markdown(r) {
+  const fmt = (n) => n.toLocaleString('en');
+  const p = r.provisioning;
+  return [
+    `Run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'} (plus uncommitted SCIM work), load average before ${r.machine.load_average_1m_before}.`,
+    `api: NODE_ENV=${SETTINGS.api_node_env}, LOG_LEVEL=${SETTINGS.api_log_level}, HTTPS keep-alive, local Postgres and Redis; the load generator on the same machine.`,
+    '',
+    `**Provisioning**: ${fmt(p.users)} users through \`POST /scim/v2/Users\` (Okta's create body, addresses on a verified domain so each is created, with its welcome email sent to a local SMTP sink), ${SETTINGS.provisioning_concurrency} concurrent connections: **${p.users_per_second} users/s** (${p.seconds} s); latency p50 ${p.latency.p50_ms} ms, p99 ${p.latency.p99_ms} ms.`,
+    '',
+    `| organisation holds | \`userName eq\` lookup p50 ms | p99 ms | mean ms | lookups | first page of the unfiltered list p50 ms | p99 ms |`,
+    '|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.sizes.map((s) => `| ${fmt(s.users)} users | ${s.lookup.p50_ms} | ${s.lookup.p99_ms} | ${s.lookup.mean_ms} | ${s.lookup.n} | ${s.first_page.p50_ms} | ${s.first_page.p99_ms} |`),
+    '',
+    `Lookups: sequential on one connection, random users (half of them with the address upper-cased), ${SETTINGS.lookup_warmup} warm-up lookups discarded; each answer checked to hold exactly that user. The extra ${fmt(r.total_users - p.users)} users were inserted with SQL (${r.grow.insert_s} s, triggers included), then the tables analysed; the ${fmt(p.users)}-user row is measured right after provisioning, before autovacuum had analysed them (as just after a real import), which is why its unfiltered first page can be slower than the larger one's.`,
+    '',
+  ].join('\n');
+}
+
+async function main() {
+  const load = +os.loadavg()[0].toFixed(2);
+  if (load > 0.5) say(`warning: the machine is busy (load average ${load}): numbers will be noisy`);
+  say('building into .data/bench-scim/dist…');
+  build();
+  await recreateDatabase();
+  const { applied = [] } = admin(['migrate']);
+  const org = admin(['org', 'create', '--name', 'bench scim']);
+  const domain = 'bench-scim.example';
+  admin(['org', 'domain', org.id, 'add', domain]);
+  const conn = admin(['connection', 'create', '--org', org.id, '--name', 'bench scim', '--scopes', 'all']);
+  const key = admin(['key', 'create', '--connection', conn.id]);
+  say(`created ${DB_NAME} (${applied.length} migrations), organisation ${org.id} with ${domain} verified and a key`);
+  const smtp = await smtpSink();
+  const port = await freePort();
+  agent = new https.Agent({ keepAlive: true, maxSockets: SETTINGS.provisioning_concurrency, rejectUnauthorized: false, servername: 'localhost' });
+  const api = start([__filename, '--serve'], { ...(await ensureCert()), PORT: String(port), SMTP_URL: smtp.url });
+  const headers = { authorization: `Bearer ${key.key}` };
+  let report;
+  try {
+    await waitReady(api, port);
+    say(`provisioning ${SETTINGS.provisioned_users} users…`);
+    const provisioning = await provision(port, headers, domain);
+    say(`${provisioning.users_per_second} users/s; p50 ${provisioning.latency.p50_ms} ms, p99 ${provisioning.latency.p99_ms} ms; welcome mails received: ${smtp.received()}`);
+    const sizes = [];
+    const small = { users: SETTINGS.provisioned_users, lookup: await lookups(port, headers, domain, SETTINGS.provisioned_users), first_page: await firstPage(port, headers, SETTINGS.provisioned_users) };
+    say(`${small.users} users: lookup p50 ${small.lookup.p50_ms} ms, p99 ${small.lookup.p99_ms} ms; first page p50 ${small.first_page.p50_ms} ms`);
+    sizes.push(small);
+    say(`inserting users up to ${SETTINGS.total_users} with SQL…`);
+    const grown = await grow(org.id, domain, SETTINGS.provisioned_users, SETTINGS.total_users);
+    if (grown.scim_users !== SETTINGS.total_users) throw new Error(`expected ${SETTINGS.total_users} SCIM users, found ${grown.scim_users}`);
+    const large = { users: SETTINGS.total_users, lookup: await lookups(port, headers, domain, SETTINGS.total_users), first_page: await firstPage(port, headers, SETTINGS.total_users) };
+    say(`${large.users} users: lookup p50 ${large.lookup.p50_ms} ms, p99 ${large.lookup.p99_ms} ms; first page p50 ${large.first_page.p50_ms} ms`);
+    sizes.push(large);
+    report = {
+      benchmark: 'SCIM: POST /scim/v2/Users provisioning and userName eq lookups at 10,000 and 100,000 users (HTTPS, keep-alive)',
+      date: new Date().toISOString(),
+      commit: gitCommit(),
+      machine: { load_average_1m_before: load, node: process.version, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model.trim(), memory_gib: Math.round(os.totalmem() / 2 ** 30) },
+      settings: SETTINGS,
+      provisioning,
+      welcome_mails_received: smtp.received(),
+      grow: grown,
+      total_users: SETTINGS.total_users,
+      sizes,
+    };
+  } finally {
+    await stop(api);
+    await smtp.close();
+    agent.destroy();
+  }
+  fs.mkdirSync(resultsDir, { recursive: true });
+  fs.writeFileSync(path.join(resultsDir, 'scim.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const md = markdown(report);
+  fs.writeFileSync(path.join(resultsDir, 'scim.md'), `# SCIM provisioning and lookups\n\n${md}`);
+  process.stdout.write(`\n${md}\nwritten: bench/results/scim.json, bench/results/scim.md\n`);
+}
+
+if (process.argv.includes('--serve')) {
+  serve().catch((err) => {
+    process.stderr.write(`scim api failed to start: ${err && err.stack ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+} else {
+  process.on('exit', () => children.forEach((p) => p.kill('SIGKILL')));
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => Promise.all([...children].map(stop)).then(() => process.exit(130)));
+  setTimeout(() => {
+    say('gave up after 30 minutes');
+    Promise.all([...children].map(stop)).then(() => process.exit(1));
+  }, 30 * 60_000).unref();
+  main().catch((err) => {
+    process.stderr.write(`[bench:scim] FAILED: ${err.stack ?? err}\n`);
+    Promise.all([...children].map(stop)).then(() => process.exit(1));
+  });
+}
