@@ -256,7 +256,7 @@ describe('SCIM Users', () => {
 
       const on = await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'replace', value: { active: true } }));
       expect(on.body).toMatchObject({ id, active: true });
-      expect(mail.to(email)).toHaveLength(2);
+      expect(await mail.waitForCount(email, 2)).toHaveLength(2);
       expect((await api.http().get('/v1/invitations').set(t.auth)).body.data.map((i: { email: string }) => i.email)).toEqual([email]);
 
       expect((await scim(api, t, 'delete', `/Users/${id}`)).status).toBe(204);

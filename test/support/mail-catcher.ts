@@ -47,6 +47,16 @@ export class MailCatcher {
     return this.mails.filter((m) => m.to.includes(address.toLowerCase()));
   }
 
+  /** Every mail to `address` once there are `count` of them (mail is sent after the answer). */
+  async waitForCount(address: string, count: number, ms = 5000): Promise<CaughtMail[]> {
+    const until = Date.now() + ms;
+    while (this.to(address).length < count) {
+      if (Date.now() > until) throw new Error(`${this.to(address).length} mails to ${address} within ${ms} ms, expected ${count}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return this.to(address);
+  }
+
   /** The first mail to `address`, waiting up to `ms` for it. */
   async waitFor(address: string, ms = 5000): Promise<CaughtMail> {
     const until = Date.now() + ms;

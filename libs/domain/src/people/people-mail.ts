@@ -58,13 +58,13 @@ export class PeopleMail {
     });
   }
 
+  // Sent in the background: an answer never waits on the SMTP server (a slow one would otherwise
+  // hold every add, and SCIM provisioning adds thousands). A failure is logged with the address.
   private afterCommit(message: MailMessage): Promise<void> {
-    return this.tx.afterCommit(async () => {
-      try {
-        await this.mailer.send(message);
-      } catch (err) {
+    return this.tx.afterCommit(() => {
+      this.mailer.send(message).catch((err: Error) => {
         this.logger.error({ err, to: message.to, subject: message.subject }, `could not send "${message.subject}"`);
-      }
+      });
     });
   }
 }
