@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module';
 import { InvitationPageModule } from './invitations-page/invitation-page.module';
 import { PeopleModule } from './people/people.module';
 import { ScimModule } from './scim/scim.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { MeModule } from './me/me.module';
 import { OpenApiModule } from './openapi/openapi.module';
 
@@ -41,6 +42,7 @@ export class ApiModule {
         CasesModule,
         ConversationsModule,
         ScimModule,
+        WebhooksModule,
         ...extra,
       ],
     };

@@ -9,6 +9,7 @@ import { RedisModule } from '@app/redis';
 import { HealthServer } from './health/health-server';
 import { MaintenanceScheduler } from './maintenance.scheduler';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
+import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 
 @Module({})
 export class WorkerModule {
@@ -24,6 +25,7 @@ export class WorkerModule {
         RedisModule,
         QueueModule.forRoot(),
         DomainModule,
+        WebhooksWorkerModule,
       ],
       // IdempotencyStore directly: IdempotencyModule would also install its HTTP interceptor.
       providers: [IdempotencyStore, MaintenanceProcessor, MaintenanceScheduler, HealthServer],

@@ -18,6 +18,7 @@ import { PeopleService } from './people/people.service';
 import { OrganisationsService } from './organisations/organisations.service';
 import { PeopleManagersGuard } from './permissions/people-managers.guard';
 import { PermissionsService } from './permissions/permissions.service';
+import { WebhooksDomainModule } from './webhooks/webhooks-domain.module';
 
 const services = [
   OrganisationsService,
@@ -41,7 +42,7 @@ const services = [
 /** The platform's domain services; needs DatabaseModule and RedisModule in the application. */
 @Global()
 @Module({
-  imports: [EventsModule],
+  imports: [EventsModule, WebhooksDomainModule],
   providers: [TransactionHost, { provide: Clock, useClass: SystemClock }, ...services],
   exports: [TransactionHost, Clock, ...services],
 })

@@ -12,6 +12,9 @@ import { PolicyVersionEntity } from './organisations/policy-version.entity';
 import { InvitationEntity } from './people/invitation.entity';
 import { PersonEntity } from './people/person.entity';
 import { PermissionEntity } from './permissions/permission.entity';
+import { WebhookDeliveryAttemptEntity } from './webhooks/webhook-delivery-attempt.entity';
+import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity';
+import { WebhookEntity } from './webhooks/webhook.entity';
 
 /** Every TypeORM entity, for the one data source. */
 export const ENTITIES = [
@@ -29,4 +32,7 @@ export const ENTITIES = [
   TurnEntity,
   FactEntity,
   SummaryEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
+  WebhookDeliveryAttemptEntity,
 ];

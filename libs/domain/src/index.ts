@@ -41,3 +41,4 @@ export * from './conversations/conversations.service';
 export * from './conversations/conversation-ingest.service';
 export * from './people/accounts';
 export * from './scim';
+export * from './webhooks';

@@ -13,7 +13,10 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 
 export interface IdempotentOptions {
-  /** Rewrites a stored body before it is answered again (e.g. hide a secret shown once). */
+  /**
+   * What a replay answers instead of the first body (e.g. a secret shown once → null). It is
+   * applied when the answer is stored, so what must not be kept (the secret) never is.
+   */
   replay?: (body: unknown) => unknown;
   /** Extra request material for the fingerprint (e.g. an uploaded file's hash). */
   fingerprintExtra?: (req: Request) => string;
@@ -79,14 +82,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
           }
           res.status(prior.statusCode);
           res.setHeader('Idempotent-Replayed', 'true');
-          return options.replay ? options.replay(prior.body) : prior.body;
+          return prior.body;
         }
         const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
         await this.store.save(
           connectionId,
           key,
           { method: req.method, path, fingerprint },
-          { statusCode: res.statusCode, body },
+          { statusCode: res.statusCode, body: options.replay ? options.replay(body) : body },
           this.config.idempotencyTtlHours,
         );
         return body;

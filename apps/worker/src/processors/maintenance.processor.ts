@@ -3,14 +3,18 @@ import { BeforeApplicationShutdown } from '@nestjs/common';
 import { IdempotencyStore } from '@app/idempotency';
 import { MAINTENANCE_JOBS, QUEUES } from '@app/queue';
 import { Job, UnrecoverableError } from 'bullmq';
+import { WebhookMaintenanceJobs } from '../webhooks/webhook-maintenance';
 
 /** Rows deleted per statement: short transactions, no long lock on the table. */
 export const SWEEP_BATCH_SIZE = 1000;
 
-/** Housekeeping jobs of the maintenance queue (scheduled by MaintenanceScheduler). */
+/** Housekeeping jobs of the maintenance queue (scheduled by MaintenanceScheduler and WebhookScheduler). */
 @Processor(QUEUES.maintenance)
 export class MaintenanceProcessor extends WorkerHost implements BeforeApplicationShutdown {
-  constructor(private readonly idempotency: IdempotencyStore) {
+  constructor(
+    private readonly idempotency: IdempotencyStore,
+    private readonly webhookJobs: WebhookMaintenanceJobs,
+  ) {
     super();
   }
 
@@ -19,6 +23,7 @@ export class MaintenanceProcessor extends WorkerHost implements BeforeApplicatio
       case MAINTENANCE_JOBS.sweepIdempotencyKeys:
         return this.sweepIdempotencyKeys();
       default:
+        if (this.webhookJobs.handles(job.name)) return this.webhookJobs.run(job.name, () => Boolean(this.worker.closing));
         throw new UnrecoverableError(`unknown maintenance job "${job.name}"`);
     }
   }

@@ -1,0 +1,35 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { SUBSCRIBABLE_EVENTS } from '@app/events';
+import { ArrayMaxSize, IsArray, IsString, MaxLength } from 'class-validator';
+
+export class CreateWebhookDto {
+  @ApiProperty({
+    maxLength: 2048,
+    example: 'https://hooks.example.com/interpreting',
+    description:
+      'https on port 443 only, no user name or password, and a public address: an IP literal or a name resolving to a loopback, ' +
+      'private, link-local, CGNAT, unique-local, multicast, reserved or documentation address (or an IPv4-mapped, NAT64 or 6to4 ' +
+      'form of one), `0.0.0.0` and `localhost` are refused. A name that does not resolve yet is accepted; its deliveries fail until it does.',
+  })
+  @IsString()
+  @MaxLength(2048)
+  url: string;
+
+  @ApiProperty({
+    type: String,
+    isArray: true,
+    enum: SUBSCRIBABLE_EVENTS,
+    minItems: 1,
+    maxItems: 20,
+    example: ['conversation.ended', 'summary.ready'],
+    description:
+      'At least one event. Each needs a scope the connection holds (`conversation.ended`: conversations:read, `summary.ready`: ' +
+      'summaries:read, `document.translated`: documents:read, `user.joined`: users:read); otherwise 422 `validation_failed` naming ' +
+      'the scope. `webhook.test` cannot be subscribed to.',
+  })
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  events: string[];
+}

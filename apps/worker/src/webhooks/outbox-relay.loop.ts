@@ -1,0 +1,150 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { Client } from 'pg';
+import { DeliveryQueues } from './delivery-queues';
+import { DELIVERIES_CHANNEL, DeliveryRecovery, OutboxRelay, RELAY_BATCH_SIZE } from '@app/domain';
+
+/** The trigger on outbox_events notifies this channel on every insert (see the Webhooks migration). */
+export const OUTBOX_CHANNEL = 'outbox_events';
+/** Without a notification (missed while reconnecting, another database client), the loop still looks this often. */
+export const RELAY_POLL_MS = 1000;
+/** How often the loop looks for pending deliveries whose job was lost, and how overdue they must be. */
+export const RECOVERY_EVERY_MS = 30_000;
+export const RECOVERY_GRACE_MS = 30_000;
+
+/**
+ * Runs the outbox relay in a loop rather than as a 1-second BullMQ schedule: an event must reach
+ * its receiver in tens of milliseconds, so the loop wakes on Postgres NOTIFY (sent when the
+ * event's transaction commits), drains the outbox batch by batch, queues the first attempts,
+ * and polls every second in case a notification was missed. Every replica runs it; row locks
+ * (SKIP LOCKED) keep them from relaying one row twice. It also queues resends (notified by the
+ * service that made them) and, every 30 seconds, re-queues deliveries whose job was lost.
+ */
+@Injectable()
+export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(OutboxRelayLoop.name);
+  private running = false;
+  private loop?: Promise<void>;
+  private woken = false;
+  private wake?: () => void;
+  private listener?: Client;
+  private reconnect?: NodeJS.Timeout;
+  private readonly resent = new Set<string>();
+  private lastRecovery = 0;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly relay: OutboxRelay,
+    private readonly recovery: DeliveryRecovery,
+    private readonly queues: DeliveryQueues,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.running = true;
+    await this.listen();
+    this.loop = this.run();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.reconnect);
+    this.poke();
+    await this.loop;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = undefined;
+  }
+
+  /** One pass: relay everything waiting, queue resends, and now and then recover lost jobs. */
+  async tick(): Promise<void> {
+    for (;;) {
+      const { events, deliveryIds } = await this.relay.relayBatch(RELAY_BATCH_SIZE);
+      await this.queues.first(deliveryIds);
+      if (events < RELAY_BATCH_SIZE || !this.running) break;
+    }
+    if (this.resent.size > 0) {
+      const ids = [...this.resent];
+      this.resent.clear();
+      for (const id of ids) await this.queues.dropRetry(id);
+      await this.queues.first(ids);
+    }
+    if (Date.now() - this.lastRecovery >= RECOVERY_EVERY_MS) {
+      this.lastRecovery = Date.now();
+      await this.recover();
+    }
+  }
+
+  /** Queues again, under the same job ids, pending deliveries whose attempt is overdue and unheld. */
+  async recover(graceMs = RECOVERY_GRACE_MS): Promise<number> {
+    const overdue = await this.recovery.overdue(graceMs);
+    await this.queues.first(overdue.filter((d) => d.attempts === 0).map((d) => d.id));
+    for (const d of overdue.filter((x) => x.attempts > 0)) await this.queues.retry(d.id, 0);
+    if (overdue.length > 0) this.logger.log(`re-queued ${overdue.length} overdue deliveries`);
+    return overdue.length;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        await this.tick();
+      } catch (err) {
+        this.logger.error(`relay pass failed: ${(err as Error).message}`);
+      }
+      await this.sleep(RELAY_POLL_MS);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken || !this.running) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = undefined;
+        self.woken = false;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private poke(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  /** A dedicated connection for LISTEN (a pooled one would be handed to queries). Reconnects on loss. */
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'worker-relay-listen' });
+    client.on('notification', (n) => {
+      if (n.channel === DELIVERIES_CHANNEL && n.payload) this.resent.add(n.payload);
+      this.poke();
+    });
+    const lost = (why: string) => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      client.end().catch(() => undefined);
+      if (!this.running) return;
+      this.logger.warn(`relay listener lost (${why}); polling every ${RELAY_POLL_MS} ms until it is back`);
+      this.reconnect = setTimeout(() => void this.listen(), RELAY_POLL_MS);
+    };
+    client.on('error', (err) => lost(err.message));
+    client.on('end', () => lost('connection ended'));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}; LISTEN ${DELIVERIES_CHANNEL}`);
+      this.listener = client;
+      // Anything written while nobody listened is picked up by the next pass.
+      this.poke();
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      if (this.running) {
+        this.logger.warn(`relay listener not connected (${(err as Error).message}); retrying`);
+        this.reconnect = setTimeout(() => void this.listen(), RELAY_POLL_MS);
+      }
+    }
+  }
+}

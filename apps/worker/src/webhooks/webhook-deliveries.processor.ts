@@ -1,0 +1,36 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { DeliveryJob, QUEUES } from '@app/queue';
+import { Job } from 'bullmq';
+import { DeliveryQueues, webhookBackoff } from './delivery-queues';
+import { DeliveryAttempts } from '@app/domain';
+
+/** First attempts. A failure hands the delivery to the retry queue with the timetable's delay. */
+@Processor(QUEUES.webhookDeliveries, { maxStalledCount: 10, settings: { backoffStrategy: webhookBackoff } })
+export class WebhookDeliveriesProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    private readonly attempts: DeliveryAttempts,
+    private readonly queues: DeliveryQueues,
+    private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  onApplicationBootstrap(): void {
+    this.worker.concurrency = this.config.webhookConcurrency;
+  }
+
+  async process(job: Job<DeliveryJob>): Promise<string> {
+    const outcome = await this.attempts.attempt(job.data.deliveryId);
+    if (outcome.kind === 'failed' && outcome.retryInMs !== null) await this.queues.retry(job.data.deliveryId, outcome.retryInMs);
+    // Already waiting for a retry (a repeated job): the retry queue owns it from here.
+    if (outcome.kind === 'not_due') await this.queues.retry(job.data.deliveryId, outcome.inMs);
+    return outcome.kind;
+  }
+
+  /** Closed before the DataSource goes (onApplicationShutdown), so jobs in flight can finish. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.worker.close();
+  }
+}

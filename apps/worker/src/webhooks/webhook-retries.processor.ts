@@ -1,0 +1,40 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { DeliveryJob, QUEUES } from '@app/queue';
+import { DelayedError, Job } from 'bullmq';
+import { RetryLater, webhookBackoff } from './delivery-queues';
+import { DeliveryAttempts } from '@app/domain';
+
+/**
+ * Attempts 2 to 8. A failed attempt with attempts left throws RetryLater, and the custom backoff
+ * delays the same job by the timetable's delay. A job that wakes early (a stalled job re-run after
+ * a crash whose attempt was already recorded) is moved back to the delivery's time without an attempt.
+ */
+@Processor(QUEUES.webhookRetries, { maxStalledCount: 10, settings: { backoffStrategy: webhookBackoff } })
+export class WebhookRetriesProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    private readonly attempts: DeliveryAttempts,
+    private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  onApplicationBootstrap(): void {
+    this.worker.concurrency = this.config.webhookConcurrency;
+  }
+
+  async process(job: Job<DeliveryJob>, token?: string): Promise<string> {
+    const outcome = await this.attempts.attempt(job.data.deliveryId);
+    if (outcome.kind === 'failed' && outcome.retryInMs !== null) throw new RetryLater(outcome.retryInMs);
+    if (outcome.kind === 'not_due') {
+      await job.moveToDelayed(Date.now() + outcome.inMs, token);
+      throw new DelayedError();
+    }
+    return outcome.kind;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.worker.close();
+  }
+}

@@ -1,0 +1,228 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { EVENT_SCOPES, EventName } from '@app/events';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import { TransactionHost } from '../common/transaction-host';
+import { MicroBatch } from './micro-batch';
+import { retryDelayMs } from './retry-timetable';
+import { GIVE_UP_REASONS, GiveUpReason } from './webhook-delivery.entity';
+import { SendResult, WebhookSender } from './webhook-sender';
+
+/** A job may wake this much before its delivery's time (timer granularity) and still attempt. */
+const DUE_TOLERANCE_MS = 20;
+/** Reads and records of concurrent attempts are gathered for this long (at most this many) per statement. */
+const BATCH_WAIT_MS = 2;
+const BATCH_MAX = 200;
+
+export type AttemptOutcome =
+  /** No such delivery, or it is delivered, failed or given up: nothing to do. */
+  | { kind: 'nothing' }
+  /** Still pending, but its time comes in `inMs`. */
+  | { kind: 'not_due'; inMs: number }
+  | { kind: 'given_up'; reason: GiveUpReason }
+  | { kind: 'delivered'; result: SendResult; number: number }
+  /** `retryInMs` null: no further attempt (the eighth failed, or it was a test). */
+  | { kind: 'failed'; result: SendResult; number: number; retryInMs: number | null };
+
+export interface AttemptContext {
+  id: string;
+  event: string;
+  occurred_at: Date;
+  data: Record<string, string>;
+  is_test: boolean;
+  state: string;
+  series: number;
+  attempts: number;
+  next_attempt_at: Date | null;
+  webhook_id: string;
+  url: string;
+  secret: string;
+  webhook_deleted_at: Date | null;
+  switched_off_at: Date | null;
+  connection_revoked_at: Date | null;
+  scopes: string[];
+  module_enabled: boolean;
+  accepted_policy_version: number | null;
+  policy_version: number;
+}
+
+/** The deliveries and, in the same read, everything the checks before an attempt need. */
+const READ = `
+  SELECT d.id, d.event, d.occurred_at, d.data, d.is_test, d.state, d.series, d.attempts, d.next_attempt_at, d.webhook_id,
+         w.url, w.secret, w.deleted_at AS webhook_deleted_at, w.switched_off_at,
+         c.revoked_at AS connection_revoked_at, c.scopes, o.module_enabled, o.accepted_policy_version,
+         (SELECT COALESCE(max(version), 1) FROM integration_policy_versions) AS policy_version
+    FROM webhook_deliveries d
+    JOIN webhooks w ON w.id = d.webhook_id
+    JOIN connections c ON c.id = d.connection_id
+    JOIN organisations o ON o.id = d.organisation_id
+   WHERE d.id = ANY ($1::char(32)[])`;
+
+/**
+ * Records attempts in one statement: their log lines (always: every attempt is logged), each
+ * delivery's new state — only if it is still the pending attempt that was read (a delivery given
+ * up meanwhile stays given up; a duplicate job cannot move it twice) — and each webhook's run of
+ * failures (tests never count): a success ends the run; a failure starts one unless one is running.
+ */
+const FINISH = `
+  WITH i AS (
+    SELECT * FROM unnest($1::char(32)[], $2::int[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[],
+                         $8::timestamptz[], $9::boolean[], $10::int[], $11::int[], $12::text[], $13::bigint[], $14::boolean[])
+      AS t (id, series, attempts, state, next_at, finished_at, updated_at, attempted_at, ok, status, duration_ms, error, webhook_id, is_test)
+  ), d AS (
+    UPDATE webhook_deliveries w SET state = i.state, next_attempt_at = i.next_at, finished_at = i.finished_at,
+           attempts = w.attempts + 1, updated_at = i.updated_at
+      FROM i
+     WHERE w.id = i.id AND w.series = i.series AND w.attempts = i.attempts AND w.state IN ('queued', 'waiting')
+    RETURNING w.id
+  ), logged AS (
+    INSERT INTO webhook_delivery_attempts (delivery_id, series, number, attempted_at, succeeded, status, duration_ms, error)
+    SELECT id, series, attempts + 1, attempted_at, ok, status, duration_ms, error FROM i
+  ), runs AS (
+    SELECT webhook_id,
+           (array_agg(ok ORDER BY attempted_at DESC))[1] AS last_ok,
+           bool_or(ok) AS any_ok,
+           min(attempted_at) FILTER (WHERE NOT ok AND attempted_at > last_success) AS first_failure
+      FROM (SELECT *, COALESCE(max(attempted_at) FILTER (WHERE ok) OVER (PARTITION BY webhook_id), '-infinity') AS last_success
+              FROM i WHERE NOT is_test) x
+     GROUP BY webhook_id
+  ), run AS (
+    UPDATE webhooks h SET failing_since = CASE WHEN r.last_ok THEN NULL WHEN r.any_ok THEN r.first_failure
+                                               ELSE COALESCE(h.failing_since, r.first_failure) END
+      FROM runs r
+     WHERE h.id = r.webhook_id
+       AND CASE WHEN r.last_ok THEN h.failing_since IS NOT NULL ELSE r.any_ok OR h.failing_since IS NULL END
+  )
+  SELECT count(*)::int AS moved FROM d`;
+
+const GIVE_UP = `
+  UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = $4, next_attempt_at = NULL, finished_at = $5, updated_at = $5
+   WHERE id = $1 AND series = $2 AND attempts = $3 AND state IN ('queued', 'waiting')`;
+
+/** The checks made before every attempt, in the order their reasons are recorded. */
+export function giveUpReason(c: AttemptContext): GiveUpReason | null {
+  if (c.webhook_deleted_at) return GIVE_UP_REASONS.webhookRemoved;
+  // A switched-off webhook can still be tested.
+  if (c.switched_off_at && !c.is_test) return GIVE_UP_REASONS.webhookSwitchedOff;
+  if (c.connection_revoked_at) return GIVE_UP_REASONS.connectionRevoked;
+  if (!c.module_enabled) return GIVE_UP_REASONS.moduleOff;
+  if (c.accepted_policy_version === null || c.accepted_policy_version < c.policy_version) return GIVE_UP_REASONS.policyWithdrawn;
+  if (!c.scopes.includes(EVENT_SCOPES[c.event as EventName])) return GIVE_UP_REASONS.scopeMissing;
+  return null;
+}
+
+/** The body a receiver gets: ids and the event only. Its bytes are what the signature covers. */
+export function deliveryBody(d: { id: string; event: string; occurred_at: Date; data: Record<string, string> }): string {
+  return JSON.stringify({ id: d.id, event: d.event, occurred_at: new Date(d.occurred_at).toISOString(), data: d.data });
+}
+
+interface Finished {
+  d: AttemptContext;
+  state: string;
+  nextAt: Date | null;
+  finishedAt: Date | null;
+  updatedAt: Date;
+  attemptedAt: Date;
+  result: SendResult;
+}
+
+/**
+ * One attempt of one delivery: read, check, send, record; what to do next is the caller's (the
+ * queue's). This is the hot path: outside a transaction, the reads and the records of all the
+ * attempts in flight are gathered per event-loop turn into one statement each (prepared once per
+ * connection), so a busy worker makes a few round trips per dozens of deliveries.
+ *
+ * There is no lock or lease around the POST: BullMQ runs one job per delivery id per queue, and
+ * the rare duplicate (a job re-run after a crash, a recovered job racing its original) sends the
+ * delivery twice — which the contract allows (receivers discard repeats by `id`) — while the state
+ * moves only once, guarded by (series, attempts).
+ */
+@Injectable()
+export class DeliveryAttempts {
+  private readonly pool: Pool;
+  private readonly reads = new MicroBatch<string, AttemptContext | undefined>((ids) => this.readMany(ids), BATCH_MAX, BATCH_WAIT_MS);
+  private readonly finishes = new MicroBatch<Finished, void>(
+    async (items) => {
+      await this.finishMany(items);
+      return items.map(() => undefined);
+    },
+    BATCH_MAX,
+    BATCH_WAIT_MS,
+  );
+
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly clock: Clock,
+    private readonly sender: WebhookSender,
+    private readonly config: AppConfig,
+    dataSource: DataSource,
+  ) {
+    this.pool = (dataSource.driver as unknown as { master: Pool }).master;
+  }
+
+  async attempt(deliveryId: string): Promise<AttemptOutcome> {
+    const d = this.tx.inTransaction ? (await this.readMany([deliveryId]))[0] : await this.reads.push(deliveryId);
+    const now = this.clock.now();
+    if (!d || (d.state !== 'queued' && d.state !== 'waiting')) return { kind: 'nothing' };
+    const dueIn = (d.next_attempt_at?.getTime() ?? 0) - now.getTime();
+    if (dueIn > DUE_TOLERANCE_MS) return { kind: 'not_due', inMs: dueIn };
+
+    const reason = giveUpReason(d);
+    if (reason) {
+      await this.query('webhook-attempt-give-up', GIVE_UP, [d.id, d.series, d.attempts, reason, now.toISOString()]);
+      return { kind: 'given_up', reason };
+    }
+
+    const result = await this.sender.send({ url: d.url, body: deliveryBody(d), secret: d.secret, timestamp: Math.floor(now.getTime() / 1000) });
+    const number = d.attempts + 1;
+    const retryInMs = result.ok || d.is_test ? null : retryDelayMs(number, this.config.webhookRetryScale);
+    const ended = this.clock.now();
+    const finished: Finished = {
+      d,
+      state: result.ok ? 'delivered' : retryInMs === null ? 'failed' : 'waiting',
+      nextAt: retryInMs === null ? null : new Date(ended.getTime() + retryInMs),
+      finishedAt: retryInMs === null ? ended : null,
+      updatedAt: ended,
+      attemptedAt: now,
+      result,
+    };
+    if (this.tx.inTransaction) await this.finishMany([finished]);
+    else await this.finishes.push(finished);
+    return result.ok ? { kind: 'delivered', result, number } : { kind: 'failed', result, number, retryInMs };
+  }
+
+  private async readMany(ids: string[]): Promise<Array<AttemptContext | undefined>> {
+    const rows = await this.query<AttemptContext>('webhook-attempt-read', READ, [ids]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id));
+  }
+
+  private async finishMany(items: Finished[]): Promise<void> {
+    const col = <T>(f: (x: Finished) => T) => items.map(f);
+    const iso = (d: Date | null) => d?.toISOString() ?? null;
+    await this.query('webhook-attempt-finish', FINISH, [
+      col((x) => x.d.id),
+      col((x) => x.d.series),
+      col((x) => x.d.attempts),
+      col((x) => x.state),
+      col((x) => iso(x.nextAt)),
+      col((x) => iso(x.finishedAt)),
+      col((x) => iso(x.updatedAt)),
+      col((x) => iso(x.attemptedAt)),
+      col((x) => x.result.ok),
+      col((x) => x.result.status),
+      col((x) => x.result.durationMs),
+      col((x) => x.result.error),
+      col((x) => x.d.webhook_id),
+      col((x) => x.d.is_test),
+    ]);
+  }
+
+  /** In the caller's transaction when there is one (the test call under an Idempotency-Key), else a prepared statement on the pool. */
+  private async query<T = Record<string, unknown>>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    if (this.tx.inTransaction) return this.tx.manager.query(text, values);
+    return (await this.pool.query({ name, text, values })).rows as T[];
+  }
+}

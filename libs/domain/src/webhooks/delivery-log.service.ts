@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { decodeCursor, encodeCursor } from '../common/cursor';
+import { notFound, validationFailed } from '../common/domain-error';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, PageRequest } from '../common/paginate';
+import { TransactionHost } from '../common/transaction-host';
+import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { DELIVERY_COLUMNS, toAttempt, toDelivery } from './webhook-rows';
+
+/** The channel the worker listens on for deliveries to queue now (resends). */
+export const DELIVERIES_CHANNEL = 'webhook_deliveries';
+
+export interface LoggedDelivery {
+  delivery: WebhookDeliveryEntity;
+  /** Every attempt of every series, oldest first. */
+  attempts: WebhookDeliveryAttemptEntity[];
+}
+
+const isDeliveryId = (id: string) => /^[0-9a-f]{32}$/.test(id);
+
+/**
+ * What a manager sees of a webhook's deliveries and what they can do about one: the log (each
+ * delivery with its attempts) and a resend (a new series of attempts for the same delivery id,
+ * on the usual timetable). The admin CLI uses it now and the web console later; `organisationId`
+ * confines a call to one organisation (the console), the operator passes none.
+ */
+@Injectable()
+export class DeliveryLog {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A webhook's deliveries, newest first, each with its attempts. Removed webhooks are listed too. */
+  async list(webhookId: string, page: PageRequest = {}, organisationId?: string): Promise<Page<LoggedDelivery>> {
+    if (!/^\d{1,18}$/.test(webhookId)) throw notFound('webhook');
+    const [hook] = await this.tx.manager.query(`SELECT id FROM webhooks WHERE id = $1 AND ($2::bigint IS NULL OR organisation_id = $2)`, [
+      webhookId,
+      organisationId ?? null,
+    ]);
+    if (!hook) throw notFound('webhook');
+    const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+    const params: unknown[] = [webhookId, limit + 1];
+    let after = '';
+    if (page.cursor) {
+      const c = decodeCursor(page.cursor);
+      if (!isDeliveryId(c.id)) decodeCursor('!');
+      params.push(c.createdAt.toISOString(), c.id);
+      after = 'AND (created_at, id) < ($3::timestamptz, $4::char(32))';
+    }
+    const rows: Array<Record<string, unknown>> = await this.tx.manager.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 ${after} ORDER BY created_at DESC, id DESC LIMIT $2`,
+      params,
+    );
+    const deliveries = rows.slice(0, limit).map(toDelivery);
+    const attempts: Array<Record<string, unknown>> = deliveries.length
+      ? await this.tx.manager.query(`SELECT * FROM webhook_delivery_attempts WHERE delivery_id = ANY ($1::char(32)[]) ORDER BY id`, [
+          deliveries.map((d) => d.id),
+        ])
+      : [];
+    const byDelivery = new Map<string, WebhookDeliveryAttemptEntity[]>();
+    for (const a of attempts.map(toAttempt)) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
+    const items = deliveries.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] }));
+    const last = deliveries[deliveries.length - 1];
+    return { items, nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+  }
+
+  /** One delivery with its attempts. */
+  async get(deliveryId: string, organisationId?: string): Promise<LoggedDelivery> {
+    const [row] = isDeliveryId(deliveryId)
+      ? await this.tx.manager.query(
+          `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND ($2::bigint IS NULL OR organisation_id = $2)`,
+          [deliveryId, organisationId ?? null],
+        )
+      : [];
+    if (!row) throw notFound('delivery');
+    const attempts: Array<Record<string, unknown>> = await this.tx.manager.query(
+      `SELECT * FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY id`,
+      [deliveryId],
+    );
+    return { delivery: toDelivery(row), attempts: attempts.map(toAttempt) };
+  }
+
+  /**
+   * Starts a new series of attempts for a delivered, failed or given-up delivery (same id, so
+   * receivers can still discard a repeat). The checks before an attempt apply as always: a
+   * delivery of a removed webhook is given up again at once. Test deliveries are not resent.
+   */
+  async resend(deliveryId: string, organisationId?: string): Promise<WebhookDeliveryEntity> {
+    const current = (await this.get(deliveryId, organisationId)).delivery;
+    if (current.isTest) throw validationFailed('delivery', 'is a test delivery; tests are never resent (send another test)');
+    return this.tx.run(async (m) => {
+      const now = this.clock.now().toISOString();
+      const rows: Array<Record<string, unknown>> = await m.query(
+        `WITH again AS (
+           UPDATE webhook_deliveries SET state = 'queued', series = series + 1, attempts = 0, next_attempt_at = $2,
+                  give_up_reason = NULL, finished_at = NULL, updated_at = $2
+            WHERE id = $1 AND state IN ('delivered', 'failed', 'given_up') RETURNING ${DELIVERY_COLUMNS})
+         SELECT * FROM again`,
+        [deliveryId, now],
+      );
+      if (!rows[0]) throw validationFailed('delivery', 'is still being attempted; resend it once it is delivered, failed or given up');
+      // Delivered on commit: a worker queues the first attempt at once (or its recovery sweep does later).
+      await m.query(`SELECT pg_notify($1, $2)`, [DELIVERIES_CHANNEL, deliveryId]);
+      return toDelivery(rows[0]);
+    });
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { EVENT_SCOPES, EventName } from '@app/events';
+import { Clock } from '../common/clock';
+import { TransactionHost } from '../common/transaction-host';
+
+/** Outbox rows taken per statement. */
+export const RELAY_BATCH_SIZE = 500;
+
+export interface RelayResult {
+  /** Outbox rows marked relayed. */
+  events: number;
+  /** Deliveries made, each to be queued for its first attempt. */
+  deliveryIds: string[];
+}
+
+const SUBSCRIBABLE = (Object.keys(EVENT_SCOPES) as EventName[]).filter((e) => e !== 'webhook.test');
+
+/**
+ * Outbox → deliveries. One statement takes the oldest unrelayed rows (FOR UPDATE SKIP LOCKED,
+ * so concurrent relays on several workers take disjoint rows), makes one delivery per active
+ * webhook of every live connection of the organisation that subscribes to the event and holds
+ * its scope, and marks the rows relayed — all or nothing. A crash before the commit leaves the
+ * rows to be relayed again; the unique (event, webhook) index makes that a no-op for any
+ * delivery already made, so a repeat is possible only downstream (a resent job), never a loss.
+ */
+@Injectable()
+export class OutboxRelay {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly clock: Clock,
+  ) {}
+
+  async relayBatch(limit = RELAY_BATCH_SIZE): Promise<RelayResult> {
+    const now = this.clock.now().toISOString();
+    const [row] = await this.tx.manager.query(
+      `WITH picked AS (
+         SELECT id, organisation_id, event, occurred_at, data FROM outbox_events
+          WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED
+       ), marked AS (
+         UPDATE outbox_events o SET relayed_at = $2 FROM picked WHERE o.id = picked.id RETURNING o.id
+       ), made AS (
+         INSERT INTO webhook_deliveries
+           (id, webhook_id, organisation_id, connection_id, outbox_event_id, event, occurred_at, data, state, next_attempt_at, created_at, updated_at)
+         SELECT replace(gen_random_uuid()::text, '-', ''), w.id, w.organisation_id, w.connection_id, p.id, p.event, p.occurred_at, p.data,
+                'queued', $2, $2, $2
+           FROM picked p
+           JOIN unnest($3::text[], $4::text[]) AS s (event, scope) ON s.event = p.event
+           JOIN webhooks w ON w.organisation_id = p.organisation_id AND p.event = ANY (w.events)
+                          AND w.deleted_at IS NULL AND w.switched_off_at IS NULL
+           JOIN connections c ON c.id = w.connection_id AND c.revoked_at IS NULL AND s.scope = ANY (c.scopes)
+          ORDER BY p.occurred_at, w.id
+         ON CONFLICT (outbox_event_id, webhook_id) WHERE outbox_event_id IS NOT NULL DO NOTHING
+         RETURNING id
+       )
+       SELECT (SELECT count(*)::int FROM marked) AS events, COALESCE((SELECT array_agg(id) FROM made), '{}') AS ids`,
+      [limit, now, SUBSCRIBABLE, SUBSCRIBABLE.map((e) => EVENT_SCOPES[e])],
+    );
+    return { events: row.events as number, deliveryIds: (row.ids as string[]).map((id) => id.trim()) };
+  }
+}

@@ -1,0 +1,152 @@
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import type { LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import { AddressPolicy } from './address-policy';
+import { HostResolver, ResolvedAddress } from './host-resolver';
+import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
+import { WebhookTls } from './webhook-tls';
+import { parseWebhookUrl } from './webhook-url';
+
+/** The contract's limit for the whole answer (status line, headers and body). */
+export const ANSWER_TIMEOUT_MS = 10_000;
+/** Pooled connection sets kept, one per (host name, pinned address); the least recently used goes first. */
+const MAX_POOLS = 500;
+/** Bodies of answers are read (and thrown away) up to this size; a larger one closes the connection. */
+const ANSWER_BODY_LIMIT = 64 * 1024;
+const USER_AGENT = 'integrations-webhooks/1.0';
+
+export interface WebhookPost {
+  url: string;
+  /** The exact bytes sent and signed. */
+  body: string;
+  secret: string;
+  /** Unix seconds of the signature. */
+  timestamp: number;
+}
+
+export interface SendResult {
+  ok: boolean;
+  /** The status the address answered with; null when it did not answer. */
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** Always answers the one vetted address, so the connection goes where the check said it may. */
+function pinnedLookup({ address, family }: ResolvedAddress): LookupFunction {
+  return ((_host: string, options: { all?: boolean } | undefined, cb: (...args: unknown[]) => void) => {
+    if (options?.all) cb(null, [{ address, family }]);
+    else cb(null, address, family);
+  }) as unknown as LookupFunction;
+}
+
+const explain = (err: unknown): string => {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const inner = e.cause?.message && e.cause.message !== e.message ? ` (${e.cause.message})` : '';
+  return `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}${inner}`.slice(0, 500);
+};
+
+/**
+ * POSTs a signed delivery body. The host name is looked up once per call and every address it
+ * answers is checked against the address rule; if any is not allowed nothing is sent. The
+ * connection is then pinned to the first address (undici's `connect.lookup`), while SNI and the
+ * Host header stay the url's name. Redirects are never followed (a 3xx is a failure), and the
+ * whole answer must arrive within 10 seconds.
+ *
+ * Connections are pooled per (host name, pinned address): a pool only ever connects to its one
+ * address, which was vetted on this call, so reuse cannot reach an address the check did not pass.
+ */
+@Injectable()
+export class WebhookSender implements OnApplicationShutdown {
+  private readonly pools = new Map<string, Agent>();
+
+  constructor(
+    private readonly resolver: HostResolver,
+    private readonly policy: AddressPolicy,
+    private readonly tls: WebhookTls,
+  ) {}
+
+  async send(post: WebhookPost): Promise<SendResult> {
+    const started = performance.now();
+    const done = (ok: boolean, status: number | null, error: string | null): SendResult => ({
+      ok,
+      status,
+      error,
+      durationMs: Math.max(0, Math.round(performance.now() - started)),
+    });
+
+    let hostname: string;
+    let addresses: ResolvedAddress[];
+    try {
+      const target = parseWebhookUrl(post.url);
+      hostname = target.hostname;
+      addresses = target.ipLiteral
+        ? [{ address: target.ipLiteral, family: target.ipLiteral.includes(':') ? 6 : 4 }]
+        : await this.resolver.resolve(target.hostname);
+    } catch (err) {
+      return done(false, null, `could not resolve the url's host: ${explain(err)}; nothing was sent`);
+    }
+    if (addresses.length === 0) return done(false, null, `${hostname} resolves to no address; nothing was sent`);
+    for (const a of addresses) {
+      const problem = this.policy.problem(a.address);
+      if (problem) return done(false, null, `${hostname} resolves to ${a.address}, ${problem}; nothing was sent`);
+    }
+
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), ANSWER_TIMEOUT_MS);
+    try {
+      const res = await request(post.url, {
+        method: 'POST',
+        dispatcher: this.pool(hostname, addresses[0]),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(post.secret, post.timestamp, post.body),
+        },
+        body: post.body,
+        signal: controller.signal,
+      });
+      await res.body.dump({ limit: ANSWER_BODY_LIMIT });
+      if (controller.signal.aborted) return done(false, null, `no answer within ${ANSWER_TIMEOUT_MS / 1000} seconds`);
+      const status = res.statusCode;
+      if (status >= 200 && status < 300) return done(true, status, null);
+      if (status >= 300 && status < 400) return done(false, status, `answered ${status}, a redirect; redirects are not followed`);
+      return done(false, status, `answered ${status}`);
+    } catch (err) {
+      if (controller.signal.aborted) return done(false, null, `no answer within ${ANSWER_TIMEOUT_MS / 1000} seconds`);
+      return done(false, null, explain(err));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.destroy().catch(() => undefined)));
+  }
+
+  private pool(hostname: string, address: ResolvedAddress): Agent {
+    const key = `${this.tls.generation}|${hostname}|${address.address}`;
+    const existing = this.pools.get(key);
+    if (existing) {
+      // Re-inserting keeps the Map in least-recently-used order.
+      this.pools.delete(key);
+      this.pools.set(key, existing);
+      return existing;
+    }
+    const agent = new Agent({
+      connect: { lookup: pinnedLookup(address), rejectUnauthorized: true, ca: this.tls.ca, timeout: ANSWER_TIMEOUT_MS },
+      headersTimeout: ANSWER_TIMEOUT_MS,
+      bodyTimeout: ANSWER_TIMEOUT_MS,
+    });
+    this.pools.set(key, agent);
+    if (this.pools.size > MAX_POOLS) {
+      const [oldestKey, oldest] = this.pools.entries().next().value as [string, Agent];
+      this.pools.delete(oldestKey);
+      oldest.close().catch(() => undefined);
+    }
+    return agent;
+  }
+}

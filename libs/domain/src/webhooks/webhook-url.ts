@@ -1,0 +1,37 @@
+import { isIP } from 'node:net';
+import { validationFailed } from '../common/domain-error';
+
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
+export interface WebhookTarget {
+  /** The host name as written in the url (lowercase, no brackets, no trailing dot). */
+  hostname: string;
+  /** The address when the url names an IP literal; null for a name. */
+  ipLiteral: string | null;
+}
+
+/**
+ * The url rules that need no lookup: an absolute https url on port 443, no user name or
+ * password, no fragment, and not `localhost`. The WHATWG parser normalises odd IPv4 spellings
+ * (`2130706433`, `0x7f.1`) to dotted form first, so they are judged as the address they are.
+ */
+export function parseWebhookUrl(input: string): WebhookTarget {
+  if (typeof input !== 'string' || input.trim() === '') throw validationFailed('url', 'must not be blank');
+  if (input.length > WEBHOOK_URL_MAX_LENGTH) throw validationFailed('url', `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw validationFailed('url', 'must be an absolute https URL');
+  }
+  if (url.protocol !== 'https:') throw validationFailed('url', 'must use https');
+  // The parser drops the default port, so any port left is another one.
+  if (url.port !== '') throw validationFailed('url', `must use port 443, not ${url.port}`);
+  if (url.username || url.password) throw validationFailed('url', 'must not carry a user name or password');
+  if (url.hash) throw validationFailed('url', 'must not carry a fragment (#…)');
+  const hostname = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (!hostname) throw validationFailed('url', 'must name a host');
+  if (isIP(hostname)) return { hostname, ipLiteral: hostname };
+  if (hostname === 'localhost' || hostname.endsWith('.localhost')) throw validationFailed('url', `${hostname} is not a public address`);
+  return { hostname, ipLiteral: null };
+}

@@ -1,0 +1,36 @@
+import { Global, Module } from '@nestjs/common';
+import { AddressPolicy } from './address-policy';
+import { DeliveryAttempts } from './delivery-attempts.service';
+import { DeliveryLog } from './delivery-log.service';
+import { DeliveryRecovery } from './delivery-recovery.service';
+import { DeliveryRetention } from './delivery-retention.service';
+import { HostResolver } from './host-resolver';
+import { OutboxRelay } from './outbox-relay.service';
+import { WebhookSender } from './webhook-sender';
+import { WebhookSwitchOff } from './webhook-switch-off.service';
+import { WebhookTestService } from './webhook-test.service';
+import { WebhookTls } from './webhook-tls';
+import { WebhooksService } from './webhooks.service';
+
+export const WEBHOOK_SERVICES = [
+  AddressPolicy,
+  HostResolver,
+  WebhookTls,
+  WebhookSender,
+  WebhooksService,
+  WebhookTestService,
+  DeliveryAttempts,
+  OutboxRelay,
+  DeliveryRecovery,
+  WebhookSwitchOff,
+  DeliveryRetention,
+  DeliveryLog,
+];
+
+/**
+ * The webhook services, global like DomainModule (whose TransactionHost, Clock and Mailer they
+ * use). Import it once per application; importing it again (tests) is the same module.
+ */
+@Global()
+@Module({ providers: WEBHOOK_SERVICES, exports: WEBHOOK_SERVICES })
+export class WebhooksDomainModule {}

@@ -1,0 +1,154 @@
+import { Injectable } from '@nestjs/common';
+import { EVENT_SCOPES, EventName, SUBSCRIBABLE_EVENTS } from '@app/events';
+import { randomBytes } from 'node:crypto';
+import { Clock } from '../common/clock';
+import { decodeCursor, encodeCursor } from '../common/cursor';
+import { notFound, validationFailed } from '../common/domain-error';
+import { DEFAULT_PAGE_SIZE, Page, PageRequest } from '../common/paginate';
+import { TransactionHost } from '../common/transaction-host';
+import { AddressPolicy } from './address-policy';
+import { HostResolver } from './host-resolver';
+import { GIVE_UP_REASONS } from './webhook-delivery.entity';
+import { giveUpPending, toWebhook, WEBHOOK_COLUMNS } from './webhook-rows';
+import { parseWebhookUrl } from './webhook-url';
+import { WebhookEntity } from './webhook.entity';
+
+/** A connection holds at most this many webhooks (removed ones do not count). */
+export const MAX_WEBHOOKS_PER_CONNECTION = 10;
+
+/** Who is asking: the calling connection, with the scopes it holds now. */
+export interface WebhookOwner {
+  organisationId: string;
+  connectionId: string;
+  scopes: string[];
+}
+
+export interface WebhookInput {
+  url: string;
+  events: string[];
+}
+
+const isDigits = (id: string) => /^\d{1,18}$/.test(id);
+const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+
+/** Managing a connection's webhooks: add (the secret is returned once), list, read, remove. */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly clock: Clock,
+    private readonly policy: AddressPolicy,
+    private readonly resolver: HostResolver,
+  ) {}
+
+  /** Refusals (422 validation_failed) name the field and the rule. The answer carries the secret; nothing else ever does. */
+  async create(owner: WebhookOwner, input: WebhookInput): Promise<{ webhook: WebhookEntity; secret: string }> {
+    const target = parseWebhookUrl(input.url);
+    const events = this.checkEvents(input.events, owner.scopes);
+    await this.assertFewerThanMax(owner.connectionId);
+    await this.assertPublicHost(target.hostname, target.ipLiteral);
+    const secret = newSecret();
+    return this.tx.run(async (m) => {
+      // The connection's row lock serialises concurrent creations, so two cannot both pass the count.
+      await m.query(`SELECT id FROM connections WHERE id = $1 FOR UPDATE`, [owner.connectionId]);
+      await this.assertFewerThanMax(owner.connectionId);
+      const [row] = await m.query(
+        `INSERT INTO webhooks (organisation_id, connection_id, url, events, secret, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${WEBHOOK_COLUMNS}`,
+        [owner.organisationId, owner.connectionId, input.url, events, secret, this.clock.now().toISOString()],
+      );
+      return { webhook: toWebhook(row), secret };
+    });
+  }
+
+  /** The connection's webhooks, newest first. */
+  async list(connectionId: string, page: PageRequest): Promise<Page<WebhookEntity>> {
+    const limit = page.limit ?? DEFAULT_PAGE_SIZE;
+    const params: unknown[] = [connectionId, limit + 1];
+    let after = '';
+    if (page.cursor) {
+      const c = decodeCursor(page.cursor);
+      if (!isDigits(c.id)) decodeCursor('!');
+      params.push(c.createdAt.toISOString(), c.id);
+      after = 'AND (created_at, id) < ($3::timestamptz, $4::bigint)';
+    }
+    const rows: Array<Record<string, unknown>> = await this.tx.manager.query(
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE connection_id = $1 AND deleted_at IS NULL ${after}
+        ORDER BY created_at DESC, id DESC LIMIT $2`,
+      params,
+    );
+    const items = rows.slice(0, limit).map(toWebhook);
+    const last = items[items.length - 1];
+    return { items, nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+  }
+
+  /** A webhook of this connection (another connection's, or a removed one, is not found). */
+  async get(connectionId: string, id: string): Promise<WebhookEntity> {
+    const [row] = isDigits(id)
+      ? await this.tx.manager.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND connection_id = $2 AND deleted_at IS NULL`, [
+          id,
+          connectionId,
+        ])
+      : [];
+    if (!row) throw notFound('webhook');
+    return toWebhook(row);
+  }
+
+  /** Removes it for good (its secret is wiped) and gives up its queued deliveries with that reason. */
+  async remove(connectionId: string, id: string): Promise<void> {
+    if (!isDigits(id)) throw notFound('webhook');
+    await this.tx.run(async (m) => {
+      const now = this.clock.now();
+      const rows: Array<{ id: string }> = await m.query(
+        `WITH gone AS (
+           UPDATE webhooks SET deleted_at = $3, secret = '' WHERE id = $1 AND connection_id = $2 AND deleted_at IS NULL RETURNING id)
+         SELECT id FROM gone`,
+        [id, connectionId, now.toISOString()],
+      );
+      if (rows.length === 0) throw notFound('webhook');
+      await giveUpPending(m, id, GIVE_UP_REASONS.webhookRemoved, now);
+    });
+  }
+
+  private checkEvents(events: string[], scopes: string[]): EventName[] {
+    if (!Array.isArray(events) || events.length === 0) throw validationFailed('events', 'must list at least one event');
+    const known = SUBSCRIBABLE_EVENTS as string[];
+    for (const e of events) {
+      if (e === 'webhook.test') {
+        throw validationFailed('events', '"webhook.test" cannot be subscribed to: it is only sent by the test call');
+      }
+      if (!known.includes(e)) throw validationFailed('events', `"${e}" is not an event; the events are ${known.join(', ')}`);
+      const scope = EVENT_SCOPES[e as EventName];
+      if (!scopes.includes(scope)) {
+        throw validationFailed('events', `"${e}" needs the scope ${scope}, which the connection does not hold`);
+      }
+    }
+    return [...new Set(events as EventName[])];
+  }
+
+  private async assertFewerThanMax(connectionId: string): Promise<void> {
+    const [{ n }] = await this.tx.manager.query(`SELECT count(*)::int AS n FROM webhooks WHERE connection_id = $1 AND deleted_at IS NULL`, [
+      connectionId,
+    ]);
+    if (n >= MAX_WEBHOOKS_PER_CONNECTION) {
+      throw validationFailed('connection', `already holds ${MAX_WEBHOOKS_PER_CONNECTION} webhooks, the most it may; remove one first`);
+    }
+  }
+
+  /**
+   * An IP literal must be allowed; a name must resolve only to allowed addresses. A name that
+   * does not resolve now is accepted: its deliveries fail until it does (and are checked then).
+   */
+  private async assertPublicHost(hostname: string, ipLiteral: string | null): Promise<void> {
+    if (ipLiteral) {
+      const problem = this.policy.problem(ipLiteral);
+      if (problem) throw validationFailed('url', `must be a public address, and ${ipLiteral} is ${problem}`);
+      return;
+    }
+    const addresses = await this.resolver.resolve(hostname).catch(() => []);
+    for (const a of addresses) {
+      const problem = this.policy.problem(a.address);
+      if (problem) throw validationFailed('url', `must be a public address, and ${hostname} resolves to ${a.address}, ${problem}`);
+    }
+  }
+}

@@ -1,0 +1,148 @@
+import { TransactionHost } from '@app/domain';
+import { Outbox } from '@app/events';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DataSource } from 'typeorm';
+import { WebhooksModule } from '../apps/api/src/webhooks/webhooks.module';
+import { WebhooksDomainModule } from '../libs/domain/src/webhooks';
+import { makeTenant, startApi, TestApi } from './support/api';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+const ROOT = resolve(__dirname, '..');
+const SLOW = 180_000;
+
+/**
+ * The worker as its own process, built from the current sources into a private directory (so
+ * this spec neither needs nor races `npm run build`'s dist/), with the webhook module added the way
+ * the worker module will import it. It trusts the receiver's certificate the way an operator
+ * trusts an internal CA: NODE_EXTRA_CA_CERTS.
+ */
+const CHILD = `
+require('reflect-metadata');
+const { Module } = require('@nestjs/common');
+const { NestFactory } = require('@nestjs/core');
+const { Logger } = require('nestjs-pino');
+const { WorkerModule } = require('./apps/worker/src/worker.module');
+const { WebhooksWorkerModule } = require('./apps/worker/src/webhooks/webhooks-worker.module');
+const { WebhooksDomainModule } = require('./libs/domain/src/webhooks');
+const { installGracefulShutdown } = require('./libs/logging/src');
+class CrashTestWorker {}
+Module({ imports: [WorkerModule.forRoot(), WebhooksDomainModule, WebhooksWorkerModule] })(CrashTestWorker);
+NestFactory.createApplicationContext(CrashTestWorker, { bufferLogs: true }).then((app) => {
+  app.useLogger(app.get(Logger));
+  installGracefulShutdown(app, app.get(Logger), 25000, 'worker');
+  process.stdout.write('worker ready\\n');
+}, (err) => { process.stderr.write(String(err && err.stack || err)); process.exit(1); });
+`;
+
+describe('Webhooks: a worker killed in the middle of a burst', () => {
+  let api: TestApi;
+  let receiver: WebhookReceiver;
+  let db: DataSource;
+  const buildDir = join(ROOT, '.data', 'test', `webhook-crash-build-${process.pid}`);
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    api = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' }, [WebhooksDomainModule, WebhooksModule]);
+    db = api.app.get(DataSource);
+    rmSync(buildDir, { recursive: true, force: true });
+    mkdirSync(buildDir, { recursive: true });
+    execFileSync(
+      process.execPath,
+      [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', buildDir, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
+      { cwd: ROOT, stdio: 'inherit' },
+    );
+    writeFileSync(join(buildDir, 'crash-test-worker.js'), CHILD);
+  }, SLOW);
+
+  afterAll(async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await db?.query(
+      `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', next_attempt_at = NULL, finished_at = now()
+        WHERE state IN ('queued', 'waiting')`,
+    );
+    await api?.close();
+    await receiver?.close();
+    rmSync(buildDir, { recursive: true, force: true });
+  }, SLOW);
+
+  const startWorker = async (): Promise<ChildProcess> => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
+      WEBHOOK_CONCURRENCY: '10',
+      WORKER_HEALTH_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_EXTRA_CA_CERTS: receiver.tls.certFile,
+    };
+    delete env.NODE_TLS_REJECT_UNAUTHORIZED;
+    const child = spawn(process.execPath, [join(buildDir, 'crash-test-worker.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let output = '';
+    child.stderr!.on('data', (d) => (output += d));
+    await new Promise<void>((ok, fail) => {
+      const timer = setTimeout(() => fail(new Error(`worker not ready within 30 s:\n${output}`)), 30_000);
+      child.stdout!.on('data', (d) => {
+        output += d;
+        if (output.includes('worker ready')) {
+          clearTimeout(timer);
+          ok();
+        }
+      });
+      child.once('exit', (code) => fail(new Error(`worker exited with ${code}:\n${output}`)));
+    });
+    return child;
+  };
+
+  it('SIGKILL mid-burst, then a restart: every delivery still arrives at least once, none is lost', async () => {
+    const t = await makeTenant(api.app);
+    const path = `/crash-${randomBytes(4).toString('hex')}`;
+    const made = await api.http().post('/v1/webhooks').set(t.auth).send({ url: `https://127.0.0.1${path}`, events: ['conversation.ended'] });
+    expect(made.status).toBe(201);
+    // Slow enough answers that the burst is still in flight when the worker dies.
+    receiver.reply(path, { status: 200, delayMs: 40 });
+
+    const burst = 600;
+    await api.app.get(TransactionHost).run(async (m) => {
+      for (let i = 0; i < burst; i++) {
+        await api.app.get(Outbox).emit(m, t.organisationId, 'conversation.ended', { conversation_id: randomBytes(16).toString('hex') });
+      }
+    });
+
+    const first = await startWorker();
+    await receiver.waitFor(path, burst / 5, 60_000);
+    first.kill('SIGKILL');
+    await new Promise<void>((r) => (first.exitCode !== null || first.signalCode !== null ? r() : first.once('exit', () => r())));
+    const beforeRestart = new Set(receiver.received(path).map((r) => JSON.parse(r.raw).id)).size;
+    expect(beforeRestart).toBeLessThan(burst);
+
+    const second = await startWorker();
+    const deadline = Date.now() + 150_000;
+    for (;;) {
+      const got = new Set(receiver.received(path).map((r) => JSON.parse(r.raw).id));
+      if (got.size >= burst) break;
+      if (Date.now() > deadline) throw new Error(`${got.size} of ${burst} deliveries arrived (${beforeRestart} before the kill)`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const got = new Set(receiver.received(path).map((r) => JSON.parse(r.raw).id));
+    // Every event made exactly one delivery, and every delivery arrived.
+    const all: string[] = (await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1`, [made.body.data.id])).map((r: { id: string }) => r.id);
+    expect(all).toHaveLength(burst);
+    expect(all.every((id) => got.has(id))).toBe(true);
+    const conversations = new Set(receiver.received(path).map((r) => JSON.parse(r.raw).data.conversation_id));
+    expect(conversations.size).toBe(burst);
+    for (;;) {
+      const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'delivered'`, [made.body.data.id]);
+      if (n === burst) break;
+      if (Date.now() > deadline) throw new Error(`${n} of ${burst} deliveries recorded as delivered`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    second.kill('SIGTERM');
+    await new Promise<void>((r) => (second.exitCode !== null || second.signalCode !== null ? r() : second.once('exit', () => r())));
+    expect(second.exitCode).toBe(0);
+  }, SLOW);
+});
