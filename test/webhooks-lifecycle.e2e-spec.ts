@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { CasesService, Clock, ConversationIngestService, DomainError, GroupEntity, OrganisationsService, PersonEntity } from '@app/domain';
@@ -199,6 +201,26 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
         [1, 1, true],
         [2, 1, true],
       ]);
+    });
+
+    it('the admin CLI lists the log and resends (webhook deliveries / webhook resend)', async () => {
+      const t = await makeTenant(api.app);
+      const w = await hook(t, 'cli');
+      await endConversation(t);
+      await receiver.waitFor(w.path, 1);
+      const delivered = await stateOf(w.id, 'delivered');
+      const cli = async (...args: string[]) => {
+        const { stdout } = await promisify(execFile)(process.execPath, ['dist/apps/admin/src/main.js', ...args, '--json'], { env: process.env });
+        return JSON.parse(stdout);
+      };
+      const listed = await cli('webhook', 'deliveries', w.id);
+      expect(listed).toEqual({
+        deliveries: [expect.objectContaining({ id: delivered.id, event: 'conversation.ended', state: 'delivered', series: 1, attempts: 1, give_up_reason: null })],
+        next_cursor: null,
+      });
+      expect(listed.deliveries[0].attempt_log).toEqual([expect.objectContaining({ series: 1, number: 1, succeeded: true, status: 200, error: null })]);
+      expect(await cli('webhook', 'resend', delivered.id)).toEqual({ id: delivered.id, state: 'queued', series: 2 });
+      await receiver.waitFor(w.path, 2);
     });
 
     it('a resent delivery meets the checks again: a removed webhook\'s is given up at once, with nothing sent', async () => {

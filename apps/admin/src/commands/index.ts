@@ -13,6 +13,7 @@ import { MIGRATE_COMMANDS } from './migrate.command';
 import { ORG_COMMANDS } from './org.command';
 import { PERSON_COMMANDS } from './person.command';
 import { POLICY_COMMANDS } from './policy.command';
+import { WEBHOOK_COMMANDS } from './webhook.command';
 
 export * from './command';
 
@@ -28,6 +29,7 @@ export const COMMANDS: Command[] = [
   ...INVITATION_COMMANDS,
   ...CASE_COMMANDS,
   ...CONVERSATION_COMMANDS,
+  ...WEBHOOK_COMMANDS,
   ...DEMO_COMMANDS,
 ];
 
