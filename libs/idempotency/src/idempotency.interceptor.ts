@@ -1,4 +1,4 @@
-import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
 import { AppConfig } from '@app/config';
@@ -21,21 +21,6 @@ export interface IdempotentOptions {
   /** Extra request material for the fingerprint (e.g. an uploaded file's hash). */
   fingerprintExtra?: (req: Request) => string;
 }
-
-/** Marks a call as accepting `Idempotency-Key` (IK in the contract) and documents the header. */
-export const Idempotent = (options: IdempotentOptions = {}) =>
-  applyDecorators(
-    SetMetadata(IDEMPOTENT_KEY, options),
-    ApiHeader({
-      name: 'Idempotency-Key',
-      required: false,
-      description:
-        'Makes a retry safe: 1 to 255 visible ASCII characters, scoped to the connection, remembered for 24 hours. ' +
-        'The same key with the same request answers the first answer again (Idempotent-Replayed: true); ' +
-        'while the first is in progress, 409 idempotency_key_in_use; with another request, 422 idempotency_key_reused.',
-      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
-    }),
-  );
 
 /**
  * Idempotency-Key, scoped to the connection. The handler runs inside one transaction that also
@@ -97,3 +82,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
   }
 }
+
+/** Marks a call as accepting `Idempotency-Key` (IK in the contract), binds the interceptor and documents the header. */
+export const Idempotent = (options: IdempotentOptions = {}) =>
+  applyDecorators(
+    SetMetadata(IDEMPOTENT_KEY, options),
+    UseInterceptors(IdempotencyInterceptor),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Makes a retry safe: 1 to 255 visible ASCII characters, scoped to the connection, remembered for 24 hours. ' +
+        'The same key with the same request answers the first answer again (Idempotent-Replayed: true); ' +
+        'while the first is in progress, 409 idempotency_key_in_use; with another request, 422 idempotency_key_reused.',
+      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+    }),
+  );

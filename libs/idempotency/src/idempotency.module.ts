@@ -1,11 +1,14 @@
-import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { Global, Module } from '@nestjs/common';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyStore } from './idempotency.store';
 
-/** Installs the interceptor globally; it acts only on handlers marked @Idempotent(). */
+/**
+ * Provides the store and the interceptor to every module; `@Idempotent()` binds the interceptor
+ * to the handlers it marks, so calls that take no Idempotency-Key pay nothing for it.
+ */
+@Global()
 @Module({
-  providers: [IdempotencyStore, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }],
-  exports: [IdempotencyStore],
+  providers: [IdempotencyStore, IdempotencyInterceptor],
+  exports: [IdempotencyStore, IdempotencyInterceptor],
 })
 export class IdempotencyModule {}

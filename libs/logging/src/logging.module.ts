@@ -30,6 +30,8 @@ export class LoggingModule {
           useFactory: (config: AppConfig) => ({
             pinoHttp: {
               level: config.logLevel,
+              // Request lines are logged at info; above that level don't build them at all.
+              autoLogging: ['trace', 'debug', 'info'].includes(config.logLevel),
               base: { app },
               redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
               genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? 'none',
