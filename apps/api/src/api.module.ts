@@ -8,6 +8,7 @@ import { LoggingModule } from '@app/logging';
 import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 import { CasesModule } from './cases/cases.module';
+import { DocumentsModule } from './documents/documents.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
@@ -43,6 +44,7 @@ export class ApiModule {
         ConversationsModule,
         ScimModule,
         WebhooksModule,
+        DocumentsModule.forRoot(),
         ...extra,
       ],
     };

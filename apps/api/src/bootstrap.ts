@@ -5,6 +5,7 @@ import { AppConfig } from '@app/config';
 import { ApiExceptionFilter, ApiValidationPipe, bodyParsing, requestIdMiddleware, RouteTable } from '@app/http';
 import { Logger } from 'nestjs-pino';
 import { ApiModule } from './api.module';
+import { documentJsonLimit } from './documents/document-json-limit';
 import { OpenApiDocument } from './openapi/openapi-document';
 import { loadTls } from './tls';
 
@@ -27,7 +28,14 @@ export async function createApiApp(
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestIdMiddleware);
-  app.use(...bodyParsing({ multipartPaths: MULTIPART_PATHS, urlencodedPaths: URLENCODED_PATHS }));
+  app.use(
+    ...bodyParsing({
+      multipartPaths: MULTIPART_PATHS,
+      urlencodedPaths: URLENCODED_PATHS,
+      // A text of DOCUMENT_MAX_TEXT_CHARS may need more than 1 MB of JSON; beyond its own limit the answer is 413 text_too_long.
+      jsonLimits: { '/v1/documents': documentJsonLimit(config) },
+    }),
+  );
   const routes = new RouteTable();
   app.useGlobalFilters(new ApiExceptionFilter(routes));
   app.useGlobalPipes(new ApiValidationPipe());

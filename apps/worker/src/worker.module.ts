@@ -6,6 +6,7 @@ import { IdempotencyStore } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
 import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
+import { DocumentsWorkerModule } from './documents/documents-worker.module';
 import { HealthServer } from './health/health-server';
 import { MaintenanceScheduler } from './maintenance.scheduler';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
@@ -26,6 +27,7 @@ export class WorkerModule {
         QueueModule.forRoot(),
         DomainModule,
         WebhooksWorkerModule,
+        DocumentsWorkerModule.forRoot(),
       ],
       // IdempotencyStore directly: IdempotencyModule would also install its HTTP interceptor.
       providers: [IdempotencyStore, MaintenanceProcessor, MaintenanceScheduler, HealthServer],

@@ -42,3 +42,4 @@ export * from './conversations/conversation-ingest.service';
 export * from './people/accounts';
 export * from './scim';
 export * from './webhooks';
+export * from './documents';

@@ -1,4 +1,4 @@
-import { DomainError } from '@app/domain';
+import { DomainError, ErrorCode } from '@app/domain';
 import express, { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { renderError } from './error-render';
 
@@ -16,6 +16,15 @@ export interface BodyParsingOptions {
   multipartPaths?: string[];
   /** Paths (exact, POST) that also take application/x-www-form-urlencoded (HTML forms), parsed into `req.body`. */
   urlencodedPaths?: string[];
+  /** Paths (exact, POST) whose JSON bodies have their own size limit, and their own answer when larger. */
+  jsonLimits?: Record<string, JsonPathLimit>;
+}
+
+export interface JsonPathLimit {
+  /** The largest JSON body taken on the path, in bytes (or a size such as '4mb'). */
+  limit: number | string;
+  /** The answer to a larger body, instead of 400 invalid_request (e.g. 413 text_too_long). */
+  tooLarge: { code: ErrorCode; message: string };
 }
 
 /**
@@ -26,6 +35,8 @@ export interface BodyParsingOptions {
 export function bodyParsing(options: BodyParsingOptions = {}): Array<RequestHandler | ErrorRequestHandler> {
   const multipart = new Set(options.multipartPaths ?? []);
   const urlencoded = new Set(options.urlencodedPaths ?? []);
+  const jsonLimits = new Map(Object.entries(options.jsonLimits ?? {}));
+  const ownLimit = (req: Request): JsonPathLimit | undefined => (req.method === 'POST' ? jsonLimits.get(req.path) : undefined);
   const checkType: RequestHandler = (req, _res, next) => {
     if (!hasBody(req)) return next();
     const type = mediaType(req);
@@ -34,13 +45,18 @@ export function bodyParsing(options: BodyParsingOptions = {}): Array<RequestHand
     if (type === FORM_TYPE && req.method === 'POST' && urlencoded.has(req.path)) return next();
     next(new DomainError('invalid_request', `A body sent as "${type || 'no Content-Type'}" is not accepted here; send application/json.`));
   };
-  const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: JSON_TYPES, strict: true });
+  const sharedJson = express.json({ limit: JSON_BODY_LIMIT, type: JSON_TYPES, strict: true });
+  const pathJson = new Map([...jsonLimits].map(([path, l]) => [path, express.json({ limit: l.limit, type: JSON_TYPES, strict: true })]));
+  const parseJson: RequestHandler = (req, res, next) =>
+    ((req.method === 'POST' && pathJson.get(req.path)) || sharedJson)(req, res, next);
   // Only reached on urlencodedPaths: checkType refuses form bodies everywhere else.
   const parseForm = express.urlencoded({ limit: FORM_BODY_LIMIT, type: FORM_TYPE, extended: false, parameterLimit: 20 });
   const onError: ErrorRequestHandler = (err, req, res, next) => {
     if (err instanceof DomainError) return renderError(req, res, err);
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') {
+      const own = mediaType(req) === FORM_TYPE ? undefined : ownLimit(req);
+      if (own) return renderError(req, res, own.tooLarge);
       const what = mediaType(req) === FORM_TYPE ? `form body is larger than ${FORM_BODY_LIMIT}` : `JSON body is larger than ${JSON_BODY_LIMIT}`;
       return renderError(req, res, { code: 'invalid_request', message: `The ${what}.`, scimType: 'tooLarge' });
     }

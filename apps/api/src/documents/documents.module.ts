@@ -1,0 +1,19 @@
+import { DynamicModule, Module } from '@nestjs/common';
+// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
+import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
+import { DocumentsController } from './documents.controller';
+import { MultipartUploadGuard } from './multipart-upload.guard';
+
+/** REST edge of documents: POST /v1/documents (JSON or multipart) and GET /v1/documents/{id}. */
+@Module({})
+export class DocumentsModule {
+  /** `options` tune the retry policy (tests); the defaults are the production ones. */
+  static forRoot(options: DocumentsOptions = {}): DynamicModule {
+    return {
+      module: DocumentsModule,
+      imports: [DocumentsDomainModule.forRoot(options)],
+      controllers: [DocumentsController],
+      providers: [MultipartUploadGuard],
+    };
+  }
+}

@@ -1,0 +1,20 @@
+import { BullModule } from '@nestjs/bullmq';
+import { DynamicModule, Module } from '@nestjs/common';
+import { QUEUES } from '@app/queue';
+// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
+import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
+import { TranslationProcessor } from './translation.processor';
+import { TranslationScheduler } from './translation.scheduler';
+
+/** The worker's side of documents: the translations queue's processor and the lost-job sweep. */
+@Module({})
+export class DocumentsWorkerModule {
+  /** `options` tune the retry policy and the sweep (tests); the defaults are the production ones. */
+  static forRoot(options: DocumentsOptions = {}): DynamicModule {
+    return {
+      module: DocumentsWorkerModule,
+      imports: [DocumentsDomainModule.forRoot(options), BullModule.registerQueue({ name: QUEUES.translations })],
+      providers: [TranslationProcessor, TranslationScheduler],
+    };
+  }
+}

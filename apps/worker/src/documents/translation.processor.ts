@@ -1,0 +1,42 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { QUEUES, TranslationJob } from '@app/queue';
+import { Job, UnrecoverableError } from 'bullmq';
+// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
+import { DocumentTranslator, TRANSLATION_JOBS, TranslationOutcome } from '@app/domain';
+
+/**
+ * Translations queue: one job per document (retried with exponential backoff while the engine
+ * fails in a way worth retrying), and the scheduled sweep for documents whose job was lost.
+ */
+@Processor(QUEUES.translations)
+export class TranslationProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    private readonly translator: DocumentTranslator,
+    private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  /** The decorator's options are static; TRANSLATION_CONCURRENCY is known only now. */
+  onApplicationBootstrap(): void {
+    this.worker.concurrency = this.config.translationConcurrency;
+  }
+
+  async process(job: Job<TranslationJob>): Promise<TranslationOutcome | { requeued: number; abandoned: number }> {
+    switch (job.name) {
+      case TRANSLATION_JOBS.translate:
+        return this.translator.translate(job.data.documentId, { last: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+      case TRANSLATION_JOBS.requeueStale:
+        return this.translator.sweepStale();
+      default:
+        throw new UnrecoverableError(`unknown translations job "${job.name}"`);
+    }
+  }
+
+  /** Close before TypeORM's DataSource goes (see MaintenanceProcessor): a job in flight finishes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.worker.close();
+  }
+}

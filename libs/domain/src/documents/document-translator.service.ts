@@ -1,0 +1,129 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Outbox } from '@app/events';
+import { randomUUID } from 'node:crypto';
+import { TransactionHost } from '../common/transaction-host';
+import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
+import { TranslationEngine, TranslationEngineError } from './engines/translation-engine';
+import { DocumentContentError, DocumentFormat } from './formats/document-format';
+import { FORMAT_HANDLERS } from './formats/format-handlers';
+import { translateUnits } from './segmentation';
+import { TranslationQueue } from './translation-queue';
+
+export type TranslationOutcome = 'translated' | 'failed' | 'skipped';
+
+interface Claimed {
+  id: string;
+  organisation_id: string;
+  case_id: string;
+  format: DocumentFormat;
+  source_language: string | null;
+  target_language: string;
+  original: Buffer;
+}
+
+const MAX_REASON = 1000;
+export const ABANDONED_REASON = 'The translation was interrupted and did not finish within an hour; send the document again.';
+
+/**
+ * The worker's side of a document: translate it through the configured engine, store the
+ * translation and write `document.translated` in the same transaction. Safe to run twice for
+ * one document: only the run that moves it from `translating` to `translated` stores and emits.
+ */
+@Injectable()
+export class DocumentTranslator {
+  private readonly logger = new Logger(DocumentTranslator.name);
+
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly outbox: Outbox,
+    private readonly engine: TranslationEngine,
+    private readonly queue: TranslationQueue,
+    @Inject(DOCUMENTS_OPTIONS) private readonly options: DocumentsOptions,
+  ) {}
+
+  /**
+   * One attempt. An engine failure worth retrying is thrown (the queue retries it with backoff)
+   * unless this is the last attempt; a permanent failure, or the last attempt's, marks the
+   * document failed with the reason.
+   */
+  async translate(documentId: string, attempt: { last: boolean }): Promise<TranslationOutcome> {
+    const doc = await this.claim(documentId);
+    if (!doc) return 'skipped';
+    let translation: Buffer;
+    try {
+      const handler = FORMAT_HANDLERS[doc.format];
+      const opened = await handler.open(doc.original);
+      const translated = await translateUnits(opened.units, this.engine, { source: doc.source_language, target: doc.target_language });
+      translation = await opened.rebuild(translated);
+    } catch (err) {
+      const { reason, permanent } = this.classify(err);
+      if (!permanent && !attempt.last) throw err;
+      await this.fail(doc.id, reason);
+      return 'failed';
+    }
+    return (await this.store(doc, translation)) ? 'translated' : 'skipped';
+  }
+
+  /**
+   * The sweep for lost work: documents left `queued` longer than requeueAfterMs (their job never
+   * reached Redis) are queued again; documents left `translating` for an hour (their job died
+   * with a worker more often than BullMQ's stalled-job recovery allows) are failed with a reason
+   * that says to send them again, rather than left in progress for ever.
+   */
+  async sweepStale(): Promise<{ requeued: number; abandoned: number }> {
+    const rows: Array<{ id: string; created_at: Date }> = await this.tx.manager.query(
+      `SELECT id, created_at FROM documents WHERE state = 'queued' AND created_at < now() - $1::int * interval '1 millisecond' ORDER BY created_at LIMIT 1000`,
+      [this.options.requeueAfterMs ?? DEFAULT_DOCUMENTS_OPTIONS.requeueAfterMs],
+    );
+    for (const row of rows) await this.queue.enqueue({ id: String(row.id), createdAt: row.created_at });
+    const [, abandoned]: [unknown, number] = await this.tx.manager.query(
+      `UPDATE documents SET state = 'failed', failure_reason = $1, updated_at = now()
+       WHERE state = 'translating' AND updated_at < now() - interval '1 hour'`,
+      [ABANDONED_REASON],
+    );
+    return { requeued: rows.length, abandoned };
+  }
+
+  private async claim(documentId: string): Promise<Claimed | null> {
+    const [rows]: [Claimed[], number] = await this.tx.manager.query(
+      `UPDATE documents SET state = 'translating', attempts = attempts + 1, updated_at = now()
+       WHERE id = $1 AND state IN ('queued', 'translating')
+       RETURNING id, organisation_id, case_id, format, source_language, target_language, original`,
+      [documentId],
+    );
+    return rows[0] ?? null;
+  }
+
+  private async store(doc: Claimed, translation: Buffer): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const [rows]: [unknown[], number] = await m.query(
+        `UPDATE documents SET state = 'translated', translated = $2, translated_bytes = $3, translated_at = now(), updated_at = now()
+         WHERE id = $1 AND state = 'translating' RETURNING id`,
+        [doc.id, translation, translation.length],
+      );
+      if (rows.length === 0) return false;
+      await this.outbox.emit(m, String(doc.organisation_id), 'document.translated', {
+        document_id: String(doc.id),
+        case_id: String(doc.case_id),
+        language: doc.target_language,
+      });
+      return true;
+    });
+  }
+
+  private async fail(documentId: string, reason: string): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE documents SET state = 'failed', failure_reason = $2, updated_at = now() WHERE id = $1 AND state = 'translating'`,
+      [documentId, reason.slice(0, MAX_REASON)],
+    );
+  }
+
+  /** What the caller is told, and whether another attempt could help. */
+  private classify(err: unknown): { reason: string; permanent: boolean } {
+    if (err instanceof TranslationEngineError) return { reason: err.message, permanent: err.permanent };
+    if (err instanceof DocumentContentError) return { reason: err.message, permanent: true };
+    const errorId = randomUUID();
+    this.logger.error({ err, errorId }, `translation failed unexpectedly (error id ${errorId}): ${(err as Error)?.message}`);
+    return { reason: `The translation failed because of an error on our side (error id ${errorId}).`, permanent: false };
+  }
+}

@@ -1,0 +1,33 @@
+import { BullModule } from '@nestjs/bullmq';
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { QUEUES } from '@app/queue';
+import { DocumentTranslator } from './document-translator.service';
+import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
+import { DocumentsService } from './documents.service';
+import { createTranslationEngine } from './engines/engine.factory';
+import { TranslationEngine } from './engines/translation-engine';
+import { TranslationQueue } from './translation-queue';
+
+/**
+ * Documents and their translation: the services, the engine TRANSLATION_ENGINE names and the
+ * translations queue. Needs the application's ConfigModule, DatabaseModule, DomainModule
+ * (TransactionHost), EventsModule (Outbox) and QueueModule (BullMQ's root connection).
+ */
+@Module({})
+export class DocumentsDomainModule {
+  static forRoot(options: DocumentsOptions = {}): DynamicModule {
+    return {
+      module: DocumentsDomainModule,
+      imports: [BullModule.registerQueue({ name: QUEUES.translations })],
+      providers: [
+        { provide: DOCUMENTS_OPTIONS, useValue: { ...DEFAULT_DOCUMENTS_OPTIONS, ...options } },
+        { provide: TranslationEngine, inject: [AppConfig], useFactory: createTranslationEngine },
+        TranslationQueue,
+        DocumentsService,
+        DocumentTranslator,
+      ],
+      exports: [DOCUMENTS_OPTIONS, TranslationEngine, TranslationQueue, DocumentsService, DocumentTranslator],
+    };
+  }
+}

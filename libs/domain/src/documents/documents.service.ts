@@ -1,0 +1,119 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { createHash } from 'node:crypto';
+import { notFound, validationFailed } from '../common/domain-error';
+import { TransactionHost } from '../common/transaction-host';
+import { DOCUMENT_COLUMNS, DocumentRecord, DocumentRow, toDocumentRecord } from './document.record';
+import { fileTooLarge, fileTypeNotSupported, textTooLong } from './documents.errors';
+import { TranslationEngine } from './engines/translation-engine';
+import { DocumentFormat, MEDIA_TYPES } from './formats/document-format';
+import { checkLanguage } from './languages';
+import { sniffFormat } from './sniff';
+import { TranslationQueue } from './translation-queue';
+
+/** Formats text sent as JSON may declare (DOCX is a file). */
+export const TEXT_INPUT_FORMATS = ['text', 'markdown', 'html'] as const;
+export type TextInputFormat = (typeof TEXT_INPUT_FORMATS)[number];
+
+export type DocumentContentInput =
+  | { kind: 'text'; text: string; format?: TextInputFormat }
+  | { kind: 'file'; content: Buffer; name: string | null; declaredType: string | null };
+
+export interface CreateDocumentInput {
+  caseId: string;
+  targetLanguage: string;
+  sourceLanguage?: string | null;
+  content: DocumentContentInput;
+}
+
+/** Characters as people count them (code points), stopping early past `max`. */
+function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let n = 0;
+  for (const _ of text) if (++n > max) return true;
+  return false;
+}
+
+/** A file name as kept: its base name, without control characters, at most 255 characters. */
+export function cleanFileName(name: string | null | undefined): string | null {
+  // eslint-disable-next-line no-control-regex
+  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return base ? Array.from(base).slice(0, 255).join('') : null;
+}
+
+/**
+ * Documents sent in a case for translation: checks and stores one, then queues its translation
+ * once the transaction has committed (the worker finds the document by id; a document whose job
+ * was lost is queued again by the worker's sweep).
+ */
+@Injectable()
+export class DocumentsService {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly config: AppConfig,
+    private readonly engine: TranslationEngine,
+    private readonly queue: TranslationQueue,
+  ) {}
+
+  async create(organisationId: string, connectionId: string | null, input: CreateDocumentInput): Promise<DocumentRecord> {
+    const { content, format, name } = await this.readContent(input.content);
+    const target = checkLanguage(input.targetLanguage);
+    if (!target.ok) throw validationFailed('target_language', target.problem);
+    let source: string | null = null;
+    if (input.sourceLanguage !== undefined && input.sourceLanguage !== null) {
+      const checked = checkLanguage(input.sourceLanguage);
+      if (!checked.ok) throw validationFailed('source_language', checked.problem);
+      source = checked.tag;
+    }
+    if (source === null && this.engine.needsSourceLanguage) {
+      throw validationFailed('source_language', `is required: the configured translation engine (${this.engine.name}) cannot detect the language`);
+    }
+    if (source !== null && source === target.tag) throw validationFailed('target_language', 'must differ from source_language');
+
+    return this.tx.run(async (m) => {
+      // FOR SHARE: the case cannot be closed until this document is in.
+      const found: Array<{ status: string }> = /^\d{1,18}$/.test(input.caseId)
+        ? await m.query(`SELECT status FROM cases WHERE id = $1 AND organisation_id = $2 FOR SHARE`, [input.caseId, organisationId])
+        : [];
+      if (found.length === 0) throw validationFailed('case_id', 'no such case in this organisation');
+      if (found[0].status !== 'open') throw validationFailed('case_id', 'the case is closed');
+      const [row]: DocumentRow[] = await m.query(
+        `INSERT INTO documents (organisation_id, case_id, connection_id, source_language, target_language, name, media_type, format,
+                                original, original_bytes, original_sha256)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         RETURNING ${DOCUMENT_COLUMNS.replace(/d\./g, '')}`,
+        [
+          organisationId, input.caseId, connectionId, source, target.tag, name, MEDIA_TYPES[format], format,
+          content, content.length, createHash('sha256').update(content).digest('hex'),
+        ],
+      );
+      const doc = toDocumentRecord(row);
+      await this.tx.afterCommit(() => this.queue.enqueue(doc));
+      return doc;
+    });
+  }
+
+  /** Another organisation's document (or none) answers not_found. */
+  async get(organisationId: string, id: string): Promise<DocumentRecord> {
+    const rows: DocumentRow[] = /^\d{1,18}$/.test(id)
+      ? await this.tx.manager.query(`SELECT ${DOCUMENT_COLUMNS} FROM documents d WHERE d.id = $1 AND d.organisation_id = $2`, [id, organisationId])
+      : [];
+    if (rows.length === 0) throw notFound('document');
+    return toDocumentRecord(rows[0]);
+  }
+
+  /** The bytes to store, their format and name; the limits and the 415 rule. */
+  private async readContent(input: DocumentContentInput): Promise<{ content: Buffer; format: DocumentFormat; name: string | null }> {
+    if (input.kind === 'text') {
+      if (typeof input.text !== 'string' || input.text.trim() === '') throw validationFailed('text', 'must not be empty');
+      if (longerThan(input.text, this.config.documentMaxTextChars)) throw textTooLong(this.config.documentMaxTextChars);
+      return { content: Buffer.from(input.text, 'utf8'), format: input.format ?? 'text', name: null };
+    }
+    if (input.content.length === 0) throw validationFailed('file', 'is empty');
+    if (input.content.length > this.config.documentMaxFileBytes) throw fileTooLarge(this.config.documentMaxFileBytes);
+    const name = cleanFileName(input.name);
+    const sniffed = await sniffFormat(input.content, name, input.declaredType);
+    if (!sniffed.ok) throw fileTypeNotSupported(sniffed.reason);
+    return { content: input.content, format: sniffed.format, name };
+  }
+}

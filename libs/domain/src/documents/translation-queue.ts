@@ -1,0 +1,49 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import { QUEUES, TranslationJob } from '@app/queue';
+import { Queue } from 'bullmq';
+import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
+
+/** Job names of the translations queue. */
+export const TRANSLATION_JOBS = {
+  translate: 'translate-document',
+  /** Scheduled: queues again documents whose job never reached Redis; fails interrupted ones. */
+  requeueStale: 'requeue-stale-documents',
+} as const;
+
+/**
+ * One job per document. The creation time is part of it so that a database whose ids start over
+ * (restored, recreated) never meets the job of an older document with the same id still kept in
+ * Redis; the prefix because BullMQ refuses ids that look like integers.
+ */
+export const translationJobId = (documentId: string, createdAt: Date): string => `document-${documentId}-${createdAt.getTime()}`;
+
+/** Puts documents on the translations queue, with the retry policy. */
+@Injectable()
+export class TranslationQueue {
+  constructor(
+    @InjectQueue(QUEUES.translations) private readonly queue: Queue<TranslationJob>,
+    // Read at each use, not copied: tests tune the policy of a running application.
+    @Inject(DOCUMENTS_OPTIONS) private readonly options: DocumentsOptions,
+  ) {}
+
+  private get retry(): NonNullable<DocumentsOptions['retry']> {
+    return this.options.retry ?? DEFAULT_DOCUMENTS_OPTIONS.retry;
+  }
+
+  /** Adding a document whose job is still known to the queue does nothing (same job id). */
+  async enqueue(document: { id: string; createdAt: Date }): Promise<void> {
+    const { attempts, backoffMs } = this.retry;
+    await this.queue.add(
+      TRANSLATION_JOBS.translate,
+      { documentId: document.id },
+      {
+        jobId: translationJobId(document.id, document.createdAt),
+        attempts,
+        backoff: { type: 'exponential', delay: backoffMs },
+        removeOnComplete: { age: 3600, count: 10_000 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      },
+    );
+  }
+}
