@@ -208,6 +208,10 @@ function banner({ demo, me, reused }, pg, redis) {
     `   OpenAPI       ${base}/v1/openapi.json`,
     `   Postgres      ${pg.url.replace(/:[^:@/]+@/, ':***@')}  (${pg.how})`,
     `   Redis         ${redis.url}  (${redis.how})`,
+    env.TRANSLATION_ENGINE && env.TRANSLATION_ENGINE !== 'none'
+      ? `   Translation   ${env.TRANSLATION_ENGINE} ${env.TRANSLATION_ENGINE_URL ?? ''}`
+      : '   Translation   NONE configured: documents end `failed` with that reason (set TRANSLATION_ENGINE\n' +
+        '                 and TRANSLATION_ENGINE_URL, e.g. libretranslate http://localhost:5000; see README)',
     ` Demo tenant ${reused ? '(reused from .data/demo.json)' : '(new, saved in .data/demo.json)'}`,
     `   organisation  ${demo.organisation_id}`,
     `   connection    ${demo.connection_id}  (all scopes)`,
