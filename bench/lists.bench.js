@@ -5,6 +5,7 @@
 // Loopback only; a dedicated database it drops and recreates; it stops by itself and kills its
 // children on the way out. See bench/README.md.
 'use strict';
+const lib = require('./lib');
 const { spawn, spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const https = require('node:https');
@@ -46,7 +47,7 @@ const PAGES = ['first', `page ${SETTINGS.follow_pages}`, 'middle'];
 const LISTS = ['cases', 'conversations'];
 const children = new Set();
 const say = (msg) => process.stdout.write(`[bench:lists] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { sleep } = lib;
 
 function freePort() {
   return new Promise((resolve) => {
@@ -74,21 +75,7 @@ function admin(args) {
 }
 
 /** A self-signed certificate for the api (production mode wants TLS files). */
-async function ensureCert() {
-  const cert = path.join(work, 'tls', 'localhost.crt');
-  const key = path.join(work, 'tls', 'localhost.key');
-  if (!fs.existsSync(cert) || !fs.existsSync(key)) {
-    const pems = await require('selfsigned').generate([{ name: 'commonName', value: 'localhost' }], {
-      keySize: 2048,
-      algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: HOST }] }],
-    });
-    fs.mkdirSync(path.dirname(cert), { recursive: true });
-    fs.writeFileSync(cert, pems.cert);
-    fs.writeFileSync(key, pems.private, { mode: 0o600 });
-  }
-  return { TLS_CERT_FILE: cert, TLS_KEY_FILE: key };
-}
+const ensureCert = () => lib.ensureCert(work, HOST);
 
 
 const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false, servername: 'localhost' });
@@ -138,7 +125,7 @@ async function waitReady(proc, port) {
   throw new Error('the api was not ready after 60 s');
 }
 
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+const { quantile } = lib;
 
 /** Every answer must be a full page with a next_cursor: anything else makes the numbers meaningless. */
 function check(url, res) {

@@ -4,6 +4,7 @@
 // framework's ceiling). Run with `npm run bench:me` (builds first); see bench/README.md.
 // Loopback only; it stops by itself and kills its children on the way out.
 'use strict';
+const lib = require('./lib');
 const autocannon = require('autocannon');
 const { spawn, spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -34,7 +35,7 @@ const TARGET = { min_ratio_to_bare_nest: 0.75, max_p99_ms: 25 };
 const children = new Set();
 
 const say = (msg) => process.stdout.write(`[bench] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { sleep } = lib;
 
 function freePort() {
   return new Promise((resolve) => {
@@ -46,21 +47,7 @@ function freePort() {
 }
 
 /** One self-signed certificate for all three targets, made like the api's own (tls.ts). */
-async function ensureCert() {
-  const cert = path.join(work, 'tls', 'localhost.crt');
-  const key = path.join(work, 'tls', 'localhost.key');
-  if (!fs.existsSync(cert) || !fs.existsSync(key)) {
-    const pems = await require('selfsigned').generate([{ name: 'commonName', value: 'localhost' }], {
-      keySize: 2048,
-      algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: HOST }] }],
-    });
-    fs.mkdirSync(path.dirname(cert), { recursive: true });
-    fs.writeFileSync(cert, pems.cert);
-    fs.writeFileSync(key, pems.private, { mode: 0o600 });
-  }
-  return { TLS_CERT_FILE: cert, TLS_KEY_FILE: key };
-}
+const ensureCert = () => lib.ensureCert(work, HOST);
 
 function apiEnv(extra = {}) {
   return {

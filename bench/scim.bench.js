@@ -7,6 +7,7 @@
 // concurrent `npm run build` cannot pull dist/ from under it); it stops by itself and kills its
 // children on the way out. `node bench/scim.bench.js` (about 5 minutes).
 'use strict';
+const lib = require('./lib');
 const { spawn, spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const https = require('node:https');
@@ -40,7 +41,7 @@ const SETTINGS = {
 };
 const children = new Set();
 const say = (msg) => process.stdout.write(`[bench:scim] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { sleep } = lib;
 
 // ---- child mode: the built api with the SCIM module mounted (until ApiModule imports it) ----
 async function serve() {
@@ -91,21 +92,7 @@ async function recreateDatabase() {
   }
 }
 
-async function ensureCert() {
-  const cert = path.join(work, 'tls', 'localhost.crt');
-  const key = path.join(work, 'tls', 'localhost.key');
-  if (!fs.existsSync(cert) || !fs.existsSync(key)) {
-    const pems = await require('selfsigned').generate([{ name: 'commonName', value: 'localhost' }], {
-      keySize: 2048,
-      algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: HOST }] }],
-    });
-    fs.mkdirSync(path.dirname(cert), { recursive: true });
-    fs.writeFileSync(cert, pems.cert);
-    fs.writeFileSync(key, pems.private, { mode: 0o600 });
-  }
-  return { TLS_CERT_FILE: cert, TLS_KEY_FILE: key };
-}
+const ensureCert = () => lib.ensureCert(work, HOST);
 
 /**
  * A minimal SMTP sink that accepts and drops every message (the welcome emails). Not smtp-server:
@@ -203,7 +190,7 @@ async function waitReady(proc, port) {
   throw new Error('the api was not ready after 60 s');
 }
 
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+const { quantile } = lib;
 function summarise(times) {
   const sorted = [...times].sort((a, b) => a - b);
   const r = (x) => +x.toFixed(2);
