@@ -44,8 +44,8 @@ describe('logs (the built api as a real process)', () => {
 
     const lines = output.split('\n').filter((l) => l.trim().startsWith('{'));
     expect(lines.length).toBeGreaterThan(3);
-    const requestLine = lines.map((l) => JSON.parse(l)).find((l) => l.req?.id === 'trace-logging-0001');
-    expect(requestLine).toMatchObject({ req: { method: 'GET', path: '/v1/me' }, res: { status: 200 } });
+    const requestLine = lines.map((l) => JSON.parse(l)).find((l) => l.request?.id === 'trace-logging-0001');
+    expect(requestLine).toMatchObject({ request: { method: 'GET', path: '/v1/me' }, response: { status: 200 }, responseTime: expect.any(Number) });
     expect(output).not.toContain(t.key);
     expect(output).not.toContain(t.key.slice(4));
     expect(output).not.toContain('e'.repeat(64));

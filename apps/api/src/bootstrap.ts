@@ -3,7 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppConfig } from '@app/config';
 import { ApiExceptionFilter, ApiValidationPipe, bodyParsing, requestIdMiddleware, RouteTable } from '@app/http';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
+import { requestLogMiddleware } from '@app/logging';
 import { ApiModule } from './api.module';
 import { documentJsonLimit } from './documents/document-json-limit';
 import { OpenApiDocument } from './openapi/openapi-document';
@@ -28,6 +29,7 @@ export async function createApiApp(
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestIdMiddleware);
+  app.use(requestLogMiddleware(() => PinoLogger.root));
   app.use(
     ...bodyParsing({
       multipartPaths: MULTIPART_PATHS,

@@ -1,2 +1,3 @@
 export * from './logging.module';
 export * from './shutdown';
+export * from './request-log.middleware';
