@@ -5,8 +5,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
-import { WebhooksModule } from '../apps/api/src/webhooks/webhooks.module';
-import { WebhooksDomainModule } from '../libs/domain/src/webhooks';
 import { makeTenant, startApi, TestApi } from './support/api';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -46,7 +44,7 @@ describe('Webhooks: a worker killed in the middle of a burst', () => {
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    api = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' }, [WebhooksDomainModule, WebhooksModule]);
+    api = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' });
     db = api.app.get(DataSource);
     rmSync(buildDir, { recursive: true, force: true });
     mkdirSync(buildDir, { recursive: true });

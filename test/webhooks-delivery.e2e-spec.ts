@@ -5,7 +5,6 @@ import { Outbox } from '@app/events';
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
-import { WebhooksModule } from '../apps/api/src/webhooks/webhooks.module';
 import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
 import {
   AddressPolicy,
@@ -47,7 +46,7 @@ describe('Webhooks: delivery by the worker', () => {
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
     const env = { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', SMTP_URL: await mail.start(), WORKER_HEALTH_PORT: '0' };
-    api = await startApi(env, [WebhooksDomainModule, WebhooksModule]);
+    api = await startApi(env);
     api.app.get(WebhookTls).ca = receiver.cert;
     worker = await startWebhookWorker(AppConfig.fromEnv(env), receiver.cert);
     db = api.app.get(DataSource);

@@ -8,12 +8,11 @@ import { MAINTENANCE_JOBS, QUEUES } from '@app/queue';
 import { Queue } from 'bullmq';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { WebhooksModule } from '../apps/api/src/webhooks/webhooks.module';
 import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
 import { OutboxRelayLoop } from '../apps/worker/src/webhooks/outbox-relay.loop';
 import { WebhookMaintenanceJobs } from '../apps/worker/src/webhooks/webhook-maintenance';
 import { WEBHOOK_SCHEDULES } from '../apps/worker/src/webhooks/webhook.scheduler';
-import { DeliveryLog, DeliveryRetention, WebhooksDomainModule } from '../libs/domain/src/webhooks';
+import { DeliveryLog, DeliveryRetention } from '@app/domain';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
 import { WebhookReceiver } from './support/webhook-receiver';
@@ -44,7 +43,7 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
     const env = { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', SMTP_URL: await mail.start(), WORKER_HEALTH_PORT: '0' };
-    api = await startApi(env, [WebhooksDomainModule, WebhooksModule]);
+    api = await startApi(env);
     worker = await startWebhookWorker(AppConfig.fromEnv(env), receiver.cert);
     db = api.app.get(DataSource);
   }, SLOW);

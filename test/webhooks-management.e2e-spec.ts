@@ -6,14 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
-import { WebhooksModule } from '../apps/api/src/webhooks/webhooks.module';
-import { HostResolver, WebhooksDomainModule } from '../libs/domain/src/webhooks';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
+import { Method, Res, webhookKit } from './support/webhook-kit';
 import { RECEIVER_DOMAIN } from './support/webhook-receiver';
 
-type Res = { status: number; body: any; text: string; headers: Record<string, string> };
-type Method = 'get' | 'post' | 'delete';
 
 const ALL_EVENTS = ['conversation.ended', 'summary.ready', 'document.translated', 'user.joined'];
 
@@ -21,12 +18,10 @@ describe('Webhooks: management calls', () => {
   let api: TestApi;
   let db: DataSource;
   let checker: OpenApiChecker;
-  let resolver: HostResolver;
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    api = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' }, [WebhooksDomainModule, WebhooksModule]);
-    resolver = api.app.get(HostResolver);
+    api = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' });
     db = api.app.get(DataSource);
     checker = new OpenApiChecker((await api.http().get('/v1/openapi.json')).body);
   }, 60_000);
@@ -35,28 +30,7 @@ describe('Webhooks: management calls', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  const call = (t: Tenant, method: Method, path: string, body?: unknown, key?: string): Promise<Res> => {
-    let req = api.http()[method](path).set(t.auth);
-    if (key) req = req.set('Idempotency-Key', key);
-    return (body === undefined ? req : req.send(body as object)) as unknown as Promise<Res>;
-  };
-  const expectError = (res: Res, status: number, code: string, method: string, template: string) => {
-    expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-    checker.check(method, template, status, res.body);
-  };
-  /** Each webhook gets its own path, so tests never read each other's requests. */
-  const hookUrl = (label = 'h') => `https://127.0.0.1/${label}-${rand()}`;
-  const create = async (t: Tenant, body: Record<string, unknown> = {}) => {
-    const res = await call(t, 'post', '/v1/webhooks', { url: hookUrl(), events: ['conversation.ended'], ...body });
-    expect(res.status).toBe(201);
-    return res.body.data as { id: string; url: string; secret: string; events: string[] };
-  };
-  const resolveAs = (map: Record<string, string[]>) => {
-    const real = resolver.resolve.bind(resolver);
-    jest.spyOn(resolver, 'resolve').mockImplementation(async (host) =>
-      map[host] ? map[host].map((address) => ({ address, family: address.includes(':') ? 6 : 4 })) : real(host),
-    );
-  };
+  const { call, expectError, hookUrl, create, resolveAs } = webhookKit(() => api, () => checker);
 
   it('documents every webhook call in a valid OpenAPI 3.1 description', async () => {
     const doc = (await api.http().get('/v1/openapi.json')).body;

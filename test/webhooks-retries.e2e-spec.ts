@@ -2,9 +2,8 @@ import { INestApplicationContext } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { CasesService, ConversationIngestService } from '@app/domain';
 import { DataSource } from 'typeorm';
-import { WebhooksModule } from '../apps/api/src/webhooks/webhooks.module';
 import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
-import { AttemptOutcome, DeliveryAttempts, retryDelayMs, verifySignature, WebhooksDomainModule } from '../libs/domain/src/webhooks';
+import { AttemptOutcome, DeliveryAttempts, retryDelayMs, verifySignature } from '@app/domain';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookWorker } from './support/webhook-worker';
@@ -38,7 +37,7 @@ describe('Webhooks: retries, the timetable, timeouts', () => {
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
     const env = { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_SCALE: String(SCALE), WEBHOOK_CONCURRENCY: '1', WORKER_HEALTH_PORT: '0' };
-    api = await startApi(env, [WebhooksDomainModule, WebhooksModule]);
+    api = await startApi(env);
     worker = await startWebhookWorker(AppConfig.fromEnv(env), receiver.cert);
     db = api.app.get(DataSource);
     // Every attempt's outcome, as the queue saw it (what it scheduled next).

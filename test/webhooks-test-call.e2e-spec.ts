@@ -3,14 +3,12 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
-import { WebhooksModule } from '../apps/api/src/webhooks/webhooks.module';
-import { HostResolver, verifySignature, WebhooksDomainModule, WebhookTls } from '../libs/domain/src/webhooks';
+import { verifySignature, WebhookTls } from '@app/domain';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
+import { Res, webhookKit } from './support/webhook-kit';
 import { RECEIVER_DOMAIN, WebhookReceiver } from './support/webhook-receiver';
 
-type Res = { status: number; body: any; text: string; headers: Record<string, string> };
-type Method = 'get' | 'post' | 'delete';
 
 const stripe = new Stripe('sk_test_unused');
 
@@ -19,14 +17,12 @@ describe('Webhooks: the test call', () => {
   let db: DataSource;
   let checker: OpenApiChecker;
   let receiver: WebhookReceiver;
-  let resolver: HostResolver;
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    api = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' }, [WebhooksDomainModule, WebhooksModule]);
+    api = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' });
     api.app.get(WebhookTls).ca = receiver.cert;
-    resolver = api.app.get(HostResolver);
     db = api.app.get(DataSource);
     checker = new OpenApiChecker((await api.http().get('/v1/openapi.json')).body);
   }, 60_000);
@@ -36,28 +32,7 @@ describe('Webhooks: the test call', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  const call = (t: Tenant, method: Method, path: string, body?: unknown, key?: string): Promise<Res> => {
-    let req = api.http()[method](path).set(t.auth);
-    if (key) req = req.set('Idempotency-Key', key);
-    return (body === undefined ? req : req.send(body as object)) as unknown as Promise<Res>;
-  };
-  const expectError = (res: Res, status: number, code: string, method: string, template: string) => {
-    expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-    checker.check(method, template, status, res.body);
-  };
-  /** Each webhook gets its own path on the receiver, so tests never read each other's requests. */
-  const hookUrl = (label = 'h') => `https://127.0.0.1/${label}-${rand()}`;
-  const create = async (t: Tenant, body: Record<string, unknown> = {}) => {
-    const res = await call(t, 'post', '/v1/webhooks', { url: hookUrl(), events: ['conversation.ended'], ...body });
-    expect(res.status).toBe(201);
-    return res.body.data as { id: string; url: string; secret: string; events: string[] };
-  };
-  const resolveAs = (map: Record<string, string[]>) => {
-    const real = resolver.resolve.bind(resolver);
-    jest.spyOn(resolver, 'resolve').mockImplementation(async (host) =>
-      map[host] ? map[host].map((address) => ({ address, family: address.includes(':') ? 6 : 4 })) : real(host),
-    );
-  };
+  const { call, expectError, hookUrl, create, resolveAs } = webhookKit(() => api, () => checker);
 
   describe('POST /v1/webhooks/{id}/test', () => {
     it('sends a signed webhook.test now and answers what happened; the signature verifies two ways; it is logged', async () => {
@@ -105,7 +80,7 @@ describe('Webhooks: the test call', () => {
     it('counts the 5 seconds in Redis, shared by every api replica', async () => {
       const t = await makeTenant(api.app);
       const w = await create(t);
-      const replica = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' }, [WebhooksDomainModule, WebhooksModule]);
+      const replica = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' });
       try {
         replica.app.get(WebhookTls).ca = receiver.cert;
         expect((await call(t, 'post', `/v1/webhooks/${w.id}/test`)).status).toBe(200);
