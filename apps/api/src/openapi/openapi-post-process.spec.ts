@@ -12,6 +12,12 @@ describe('toOpenApi31Nullables', () => {
     });
   });
 
+  it('wraps a nullable allOf (swagger\'s form of a nullable nested DTO) so that null is accepted', () => {
+    expect(toOpenApi31Nullables({ type: 'object', nullable: true, allOf: [{ $ref: '#/components/schemas/T' }] })).toEqual({
+      oneOf: [{ allOf: [{ $ref: '#/components/schemas/T' }] }, { type: 'null' }],
+    });
+  });
+
   it('recurses into properties and arrays, and drops nullable: false', () => {
     expect(
       toOpenApi31Nullables({ type: 'object', properties: { a: { type: 'array', items: { type: 'integer', nullable: true } }, b: { type: 'string', nullable: false } } }),

@@ -11,12 +11,15 @@ export function toOpenApi31Nullables(node: unknown): unknown {
   for (const [k, v] of Object.entries(node as Json)) out[k] = toOpenApi31Nullables(v);
   if (out.nullable === true) {
     delete out.nullable;
-    if (typeof out.type === 'string') out.type = [out.type, 'null'];
-    else if (Array.isArray(out.type)) out.type = [...new Set([...(out.type as string[]), 'null'])];
-    else if (out.$ref || out.allOf || out.oneOf || out.anyOf) {
-      const { description, ...schema } = out;
+    // A composed schema ($ref / allOf, as swagger emits `{type: Dto, nullable: true}`) cannot take
+    // "null" into its type list: the composition would still refuse null. Wrap it instead.
+    if (out.$ref || out.allOf || out.oneOf || out.anyOf) {
+      const { description, type: _type, ...schema } = out;
+      void _type;
       return { ...(description ? { description } : {}), oneOf: [schema, { type: 'null' }] };
     }
+    if (typeof out.type === 'string') out.type = [out.type, 'null'];
+    else if (Array.isArray(out.type)) out.type = [...new Set([...(out.type as string[]), 'null'])];
   } else if (out.nullable === false) {
     delete out.nullable;
   }
