@@ -303,8 +303,18 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
       await seedDelivery(t, gone.id, { state: 'delivered', attempts: 1, next_attempt_at: null, finished_at: new Date(Date.now() - 91 * DAY) });
       await db.query(`UPDATE webhooks SET deleted_at = now() - interval '91 days' WHERE id = $1`, [gone.id]);
 
+      // Outbox rows: relayed 91 days ago (swept) and relayed yesterday (kept).
+      const outbox = await db.query(
+        `INSERT INTO outbox_events (organisation_id, event, data, relayed_at)
+         VALUES ($1, 'conversation.ended', '{}', now() - interval '91 days'), ($1, 'conversation.ended', '{}', now() - interval '1 day')
+         RETURNING id`,
+        [t.organisationId],
+      );
+
       const retention = worker.get(DeliveryRetention);
       const [a, b] = await Promise.all([retention.sweep(1000), retention.sweep(1000)]);
+      const outboxLeft = await db.query(`SELECT id FROM outbox_events WHERE id = ANY($1::uuid[])`, [outbox.map((r: { id: string }) => r.id)]);
+      expect(outboxLeft).toEqual([{ id: outbox[1].id }]);
       expect(a + b).toBe(old + 1);
       const left = await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id IN ($1, $2) ORDER BY id`, [w.id, gone.id]);
       expect(left.map((r: { id: string }) => r.id)).toEqual([recent, pendingOld].sort());

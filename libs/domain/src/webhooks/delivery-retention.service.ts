@@ -9,7 +9,8 @@ export const RETENTION_BATCH_SIZE = 1000;
 /**
  * The 90-day sweep. Each batch is one short statement (its attempts go with it by cascade),
  * so no lock is held for long; SKIP LOCKED lets two sweeps run at once without waiting on or
- * double-counting each other. Removed webhooks go too once none of their deliveries is left.
+ * double-counting each other. Removed webhooks go too once none of their deliveries is left, and
+ * so do outbox rows relayed before the cutoff.
  */
 @Injectable()
 export class DeliveryRetention {
@@ -35,6 +36,18 @@ export class DeliveryRetention {
         [cutoff, batchSize],
       );
       total += n as number;
+      if (n < batchSize || stop()) break;
+    }
+    // Outbox rows have done their work once relayed; they go on the same schedule.
+    for (;;) {
+      const [{ n }] = await this.tx.manager.query(
+        `WITH gone AS (
+           DELETE FROM outbox_events WHERE id IN (
+             SELECT id FROM outbox_events WHERE relayed_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+           RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [cutoff, batchSize],
+      );
       if (n < batchSize || stop()) break;
     }
     await this.tx.manager.query(
