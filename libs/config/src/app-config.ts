@@ -1,6 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
+import * as ipaddr from 'ipaddr.js';
 import { EnvSchema, validateEnv } from './env.schema';
+
+const isCidr = (c: string): boolean => {
+  try {
+    ipaddr.parseCIDR(c);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** `.env` in the working directory, when present (never in tests); real variables win over it. */
 function readDotEnv(): Record<string, string> {
@@ -72,6 +82,10 @@ export class AppConfig {
     this.memberAppBaseUrl = env.MEMBER_APP_BASE_URL.replace(/\/+$/, '');
     this.invitationTtlDays = env.INVITATION_TTL_DAYS;
     this.webhookAllowedPrivateCidrs = env.WEBHOOK_ALLOWED_PRIVATE_CIDRS.split(',').map((s) => s.trim()).filter(Boolean);
+    const badCidrs = [...this.webhookAllowedPrivateCidrs, ...this.trustedProxies].filter((c) => !isCidr(c));
+    if (badCidrs.length > 0) {
+      throw new Error(`Invalid configuration:\n  WEBHOOK_ALLOWED_PRIVATE_CIDRS / TRUSTED_PROXIES: not a CIDR: ${badCidrs.join(', ')}`);
+    }
     if (env.WEBHOOK_RETRY_SCALE !== undefined && env.NODE_ENV === 'production') {
       throw new Error('Invalid configuration:\n  WEBHOOK_RETRY_SCALE: is for tests only and refused when NODE_ENV=production');
     }

@@ -1,0 +1,22 @@
+import { AppConfig } from './app-config';
+
+describe('AppConfig', () => {
+  it('reads defaults and typed values', () => {
+    const c = AppConfig.fromEnv({ PORT: '9443', TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1/32', AUTH_CACHE_TTL_SECONDS: '0' });
+    expect(c.port).toBe(9443);
+    expect(c.trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1/32']);
+    expect(c.authCacheTtlSeconds).toBe(0);
+    expect(c.webhookRetryScale).toBe(1);
+  });
+
+  it('refuses bad values with one message naming each', () => {
+    expect(() => AppConfig.fromEnv({ PORT: 'eighty', LOG_LEVEL: 'loud' })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
+    expect(() => AppConfig.fromEnv({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '10.0.0.0/33' })).toThrow(/not a CIDR: 10.0.0.0\/33/);
+    expect(() => AppConfig.fromEnv({ TRUSTED_PROXIES: 'proxy.local' })).toThrow(/not a CIDR: proxy.local/);
+  });
+
+  it('refuses the tests-only retry scale in production', () => {
+    expect(AppConfig.fromEnv({ WEBHOOK_RETRY_SCALE: '0.001' }).webhookRetryScale).toBe(0.001);
+    expect(() => AppConfig.fromEnv({ WEBHOOK_RETRY_SCALE: '0.001', NODE_ENV: 'production' })).toThrow(/refused when NODE_ENV=production/);
+  });
+});
