@@ -129,3 +129,18 @@ describe('common rules of the REST interface', () => {
     expect(outcome).not.toMatch(/^status 3/);
   });
 });
+
+describe('shutdown', () => {
+  it('answers a request that is still in flight when the api closes', async () => {
+    const api = await startApi({}, [ProbeRoutesModule]);
+    const t = await makeTenant(api.app);
+    // Waits a second before its first query: the app has begun closing by then.
+    const inFlight = api.http().post('/v1/_probe/things').set(t.auth).send({ name: 'drained', wait_first: 10 }).then((r) => r);
+    await new Promise((r) => setTimeout(r, 150));
+    const closing = api.close();
+    const res = await inFlight;
+    await closing;
+    expect(res.status).toBe(201);
+    expect(res.body.data.name).toBe('drained');
+  });
+});

@@ -15,6 +15,13 @@ class ProbeCreateDto {
   @Min(0)
   @Max(10)
   delay_ms?: number;
+
+  /** Tenths of a second to wait before touching the database at all. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  wait_first?: number;
 }
 
 /**
@@ -40,6 +47,7 @@ class ProbeController {
   async create(@Body() body: ProbeCreateDto): Promise<{ data: { id: string; name: string } }> {
     // Creates a real row in the same transaction the interceptor opened; the optional delay
     // widens the window in which a concurrent repeat sees the key in progress.
+    if (body.wait_first) await new Promise((r) => setTimeout(r, body.wait_first! * 100));
     const org = await this.organisations.create(body.name);
     if (body.delay_ms) await new Promise((r) => setTimeout(r, body.delay_ms! * 100));
     return { data: { id: org.id, name: org.name } };

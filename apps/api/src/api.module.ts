@@ -12,6 +12,7 @@ import { DocumentsModule } from './documents/documents.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
+import { HttpDrain } from './http-drain';
 import { InvitationPageModule } from './invitations-page/invitation-page.module';
 import { PeopleModule } from './people/people.module';
 import { ScimModule } from './scim/scim.module';
@@ -47,6 +48,7 @@ export class ApiModule {
         DocumentsModule.forRoot(),
         ...extra,
       ],
+      providers: [HttpDrain],
     };
   }
 }

@@ -5,7 +5,7 @@ import { DomainError, Scope } from '@app/domain';
 import type { Request } from 'express';
 import { PUBLIC_KEY, SCOPES_KEY } from './auth.decorators';
 import { readBearer } from './bearer-token';
-import { inCidrs, parseAddress, parseCidrs, resolveClientIp } from './client-ip';
+import { inCidrs, ParsedCidr, parseAddress, parseCidrs, resolveClientIp } from './client-ip';
 import { KeyAuthenticator } from './key-authenticator';
 import { RefusedKeyThrottle } from './refused-key-throttle';
 
@@ -43,8 +43,7 @@ export class BearerAuthGuard implements CanActivate {
     const found = bearer.kind === 'token' ? await this.authenticator.lookup(bearer.token) : null;
     if (!found || found.revoked) return this.refuse(ip, BAD_KEY_MESSAGE);
 
-    const addr = parseAddress(ip);
-    if (found.allowlist.length > 0 && (!addr || !inCidrs(addr, found.allowlist))) {
+    if (found.allowlist.length > 0 && !this.allowed(ip, found.allowlist)) {
       throw new DomainError('ip_not_allowed', 'Calls from this address are not allowed by the organisation.');
     }
     if (!found.moduleOn) {
@@ -61,6 +60,11 @@ export class BearerAuthGuard implements CanActivate {
     req.principal = found.principal;
     this.authenticator.touch(found.principal.keyId);
     return true;
+  }
+
+  private allowed(ip: string, allowlist: ParsedCidr[]): boolean {
+    const addr = parseAddress(ip);
+    return addr !== null && inCidrs(addr, allowlist);
   }
 
   private async refuse(ip: string, message: string): Promise<never> {

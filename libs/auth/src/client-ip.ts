@@ -38,6 +38,10 @@ export function inCidrs(addr: ipaddr.IPv4 | ipaddr.IPv6, cidrs: ParsedCidr[]): b
  * hop that added it is a trusted proxy; with no trusted proxies it is never read.
  */
 export function resolveClientIp(remote: string | undefined, forwardedFor: string | string[] | undefined, trusted: ParsedCidr[]): string {
+  // The common case costs no parse: no proxy is trusted, so the socket's address is the caller's.
+  if (trusted.length === 0 && remote) {
+    return remote.startsWith('::ffff:') && remote.includes('.') ? remote.slice(7) : remote;
+  }
   let current = parseAddress(remote);
   if (!current) return remote ?? 'unknown';
   if (trusted.length === 0 || !forwardedFor) return current.toString();

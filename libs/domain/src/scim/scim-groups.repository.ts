@@ -65,8 +65,10 @@ export class ScimGroupsRepository {
   /** Members of the groups, by SCIM user id. */
   members(m: EntityManager, organisationId: string, groupIds: string[]): Promise<ScimMemberRow[]> {
     if (groupIds.length === 0) return Promise.resolve([]);
+    // Ordered by the numeric id (text order would put "10" before "9"): a stable order for clients.
     return m.query(
-      `SELECT p.group_id::text AS group_id, s.id::text AS user_id, COALESCE(NULLIF(btrim(p.name), ''), p.email) AS display
+      `SELECT group_id, user_id, display FROM (
+       SELECT p.group_id::text AS group_id, s.id::text AS user_id, COALESCE(NULLIF(btrim(p.name), ''), p.email) AS display
          FROM people p JOIN scim_users s ON s.organisation_id = p.organisation_id AND s.email_key = lower(p.email)
         WHERE p.organisation_id = $1 AND p.group_id = ANY($2::bigint[])
        UNION ALL
@@ -76,7 +78,7 @@ export class ScimGroupsRepository {
           AND (i.status = 'pending' OR (i.status = 'withdrawn' AND s.deactivated))
           AND NOT EXISTS (SELECT 1 FROM people p WHERE lower(p.email) = s.email_key AND p.organisation_id = i.organisation_id)
           AND i.id = (SELECT max(i2.id) FROM invitations i2 WHERE i2.organisation_id = i.organisation_id AND lower(i2.email) = s.email_key)
-        ORDER BY 2`,
+       ) m ORDER BY m.user_id::bigint`,
       [organisationId, groupIds],
     );
   }
