@@ -19,21 +19,12 @@ import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
 import { RECEIVER_DOMAIN, ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookWorker } from './support/webhook-worker';
+import { until } from './support/until';
 
 type Res = { status: number; body: any };
 const stripe = new Stripe('sk_test_unused');
 const SLOW = 60_000;
 const WORDS = 'the patient said something private';
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('Webhooks: delivery by the worker', () => {
   let api: TestApi;

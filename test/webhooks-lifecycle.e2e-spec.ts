@@ -17,19 +17,10 @@ import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookWorker } from './support/webhook-worker';
+import { until } from './support/until';
 
 const SLOW = 90_000;
 const DAY = 86_400_000;
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** The contract's own timetable here (no scaling): a failed delivery waits a real minute for its retry. */
 describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-day sweep', () => {

@@ -7,19 +7,12 @@ import { AttemptOutcome, DeliveryAttempts, retryDelayMs, verifySignature } from 
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookWorker } from './support/webhook-worker';
+import { until as untilDefault } from './support/until';
+
+const until = <T>(probe: () => Promise<T | undefined | null | false>, what: string, ms = 20_000) => untilDefault(probe, what, ms);
 
 const SCALE = 0.0001;
 const SLOW = 90_000;
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /**
  * Retries on the contract's timetable, scaled down (WEBHOOK_RETRY_SCALE, tests only): 1 min → 6 ms
