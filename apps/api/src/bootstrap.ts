@@ -1,10 +1,11 @@
 import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
 import { AppConfig } from '@app/config';
-import { ApiExceptionFilter, ApiValidationPipe, bodyParsing, requestIdMiddleware, RouteTable } from '@app/http';
+import { ApiExceptionFilter, ApiValidationPipe, assignRequestId, bodyParsing, RouteTable } from '@app/http';
 import { Logger, PinoLogger } from 'nestjs-pino';
-import { requestLogMiddleware } from '@app/logging';
+import { requestLog } from '@app/logging';
 import { ApiModule } from './api.module';
 import { documentJsonLimit } from './documents/document-json-limit';
 import { OpenApiDocument } from './openapi/openapi-document';
@@ -28,16 +29,20 @@ export async function createApiApp(
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestIdMiddleware);
-  app.use(requestLogMiddleware(() => PinoLogger.root));
-  app.use(
-    ...bodyParsing({
-      multipartPaths: MULTIPART_PATHS,
-      urlencodedPaths: URLENCODED_PATHS,
-      // A text of DOCUMENT_MAX_TEXT_CHARS may need more than 1 MB of JSON; beyond its own limit the answer is 413 text_too_long.
-      jsonLimits: { '/v1/documents': documentJsonLimit(config) },
-    }),
-  );
+  // The front door, as one express layer (each layer is matched and called on every request):
+  // request id, request line, then body parsing, which passes a request without a body straight on.
+  const startLog = requestLog(() => PinoLogger.root);
+  const parseBody = bodyParsing({
+    multipartPaths: MULTIPART_PATHS,
+    urlencodedPaths: URLENCODED_PATHS,
+    // A text of DOCUMENT_MAX_TEXT_CHARS may need more than 1 MB of JSON; beyond its own limit the answer is 413 text_too_long.
+    jsonLimits: { '/v1/documents': documentJsonLimit(config) },
+  });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    assignRequestId(req, res);
+    startLog(req, res);
+    parseBody(req, res, next);
+  });
   const routes = new RouteTable();
   app.useGlobalFilters(new ApiExceptionFilter(routes));
   app.useGlobalPipes(new ApiValidationPipe());

@@ -11,7 +11,8 @@ export const RequireScopes = (...scopes: Scope[]) => SetMetadata(SCOPES_KEY, sco
 /** No key at all (the OpenAPI document, health probes). */
 export const Public = () => SetMetadata(PUBLIC_KEY, true);
 
+/** The authenticated connection of a request the guard let through. */
+export const principalOf = (req: object): Principal => (req as { principal: Principal }).principal;
+
 /** The authenticated connection of the current call. */
-export const CurrentPrincipal = createParamDecorator(
-  (_: unknown, ctx: ExecutionContext): Principal => ctx.switchToHttp().getRequest().principal,
-);
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => principalOf(ctx.switchToHttp().getRequest()));

@@ -7,7 +7,14 @@ import { PUBLIC_KEY, SCOPES_KEY } from './auth.decorators';
 import { readBearer } from './bearer-token';
 import { inCidrs, ParsedCidr, parseAddress, parseCidrs, resolveClientIp } from './client-ip';
 import { KeyAuthenticator } from './key-authenticator';
+import type { CachedKey } from './principal';
 import { RefusedKeyThrottle } from './refused-key-throttle';
+
+interface RouteNeeds {
+  cls: object;
+  public: boolean;
+  scopes: Scope[];
+}
 
 export const NO_KEY_MESSAGE = 'No API key was sent. Send the key as "Authorization: Bearer <key>".';
 export const BAD_KEY_MESSAGE = 'The API key is malformed or revoked.';
@@ -20,6 +27,8 @@ export const BAD_KEY_MESSAGE = 'The API key is malformed or revoked.';
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   private readonly trusted;
+  /** What each handler's decorators ask for, read once: metadata does not change after start-up. */
+  private readonly routeNeeds = new WeakMap<object, RouteNeeds>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -30,19 +39,22 @@ export class BearerAuthGuard implements CanActivate {
     this.trusted = parseCidrs(config.trustedProxies);
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
-    const req = context.switchToHttp().getRequest<Request & { principal?: unknown; clientIp?: string }>();
+  /** Synchronous when the key is in the cache: no promise of its own on the common path. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const needs = this.needsOf(context);
+    if (needs.public) return true;
+    const req = context.switchToHttp().getRequest<Request & { principal?: unknown }>();
     const ip = resolveClientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.trusted);
-    req.clientIp = ip;
     if (this.throttle.isBlocked(ip)) throw this.rateLimited();
 
     const bearer = readBearer(req.headers.authorization);
     if (bearer.kind === 'missing') return this.refuse(ip, NO_KEY_MESSAGE);
-    const found = bearer.kind === 'token' ? await this.authenticator.lookup(bearer.token) : null;
-    if (!found || found.revoked) return this.refuse(ip, BAD_KEY_MESSAGE);
+    const found = bearer.kind === 'token' ? this.authenticator.lookup(bearer.token) : null;
+    return found instanceof Promise ? found.then((f) => this.admit(req, ip, needs, f)) : this.admit(req, ip, needs, found);
+  }
 
+  private admit(req: Request & { principal?: unknown }, ip: string, needs: RouteNeeds, found: CachedKey | null): true | Promise<never> {
+    if (!found || found.revoked) return this.refuse(ip, BAD_KEY_MESSAGE);
     if (found.allowlist.length > 0 && !this.allowed(ip, found.allowlist)) {
       throw new DomainError('ip_not_allowed', 'Calls from this address are not allowed by the organisation.');
     }
@@ -52,14 +64,28 @@ export class BearerAuthGuard implements CanActivate {
         'The integrations module is off for this organisation, or the current integrations data policy is not accepted.',
       );
     }
-    const needed = this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_KEY, targets) ?? [];
-    const missing = needed.filter((s) => !found.principal.scopes.includes(s));
+    const missing = needs.scopes.filter((s) => !found.principal.scopes.includes(s));
     if (missing.length > 0) {
       throw new DomainError('scope_missing', `This call needs the scope ${missing.join(', ')}, which the connection does not hold.`);
     }
     req.principal = found.principal;
     this.authenticator.touch(found.principal.keyId);
     return true;
+  }
+
+  private needsOf(context: ExecutionContext): RouteNeeds {
+    const handler = context.getHandler();
+    const cls = context.getClass();
+    const known = this.routeNeeds.get(handler);
+    if (known && known.cls === cls) return known;
+    const targets = [handler, cls];
+    const needs: RouteNeeds = {
+      cls,
+      public: this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets) === true,
+      scopes: this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_KEY, targets) ?? [],
+    };
+    this.routeNeeds.set(handler, needs);
+    return needs;
   }
 
   private allowed(ip: string, allowlist: ParsedCidr[]): boolean {

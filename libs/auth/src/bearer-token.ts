@@ -7,25 +7,26 @@ export type BearerResult = { kind: 'missing' } | { kind: 'malformed' } | { kind:
 // that holds nothing but the Authorization header.
 const strategy = new Strategy((token: string, done: (err: unknown, user?: unknown) => void) => done(null, token));
 
+// One strategy run, reused: authenticate() reports synchronously through success/fail/error,
+// so the outcome is read back right after the call (no per-call objects or closures).
+let outcome: BearerResult = { kind: 'malformed' };
+const MALFORMED: BearerResult = { kind: 'malformed' };
+const run = Object.assign(Object.create(strategy) as { authenticate(req: unknown): void }, {
+  success(token: unknown) {
+    outcome = { kind: 'token', token: String(token) };
+  },
+  fail() {
+    outcome = MALFORMED;
+  },
+  error() {
+    outcome = MALFORMED;
+  },
+});
+
 /** Reads `Authorization: Bearer <token>` and nothing else (no query, body or cookie). */
 export function readBearer(authorization: string | undefined): BearerResult {
   if (authorization === undefined || authorization.trim() === '') return { kind: 'missing' };
-  let result: BearerResult = { kind: 'malformed' };
-  const run = Object.create(strategy) as {
-    authenticate(req: unknown): void;
-    success(user: unknown): void;
-    fail(arg?: unknown): void;
-    error(err: unknown): void;
-  };
-  run.success = (token: unknown) => {
-    result = { kind: 'token', token: String(token) };
-  };
-  run.fail = () => {
-    result = { kind: 'malformed' };
-  };
-  run.error = () => {
-    result = { kind: 'malformed' };
-  };
+  outcome = MALFORMED;
   run.authenticate({ headers: { authorization } });
-  return result;
+  return outcome;
 }

@@ -37,8 +37,12 @@ export class ApiValidationPipe implements PipeTransform {
     exceptionFactory: (errors) => new ValidationFailure(errors),
   });
 
-  async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'custom') return value;
+  /** Custom parameters (the principal) are the guard's own objects: passed through, with no promise. */
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    return metadata.type === 'custom' ? value : this.validate(value, metadata);
+  }
+
+  private async validate(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     try {
       return await this.inner.transform(metadata.type === 'body' && value === undefined ? {} : value, metadata);
     } catch (err) {

@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode } from '@app/domain';
 import express, { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { composeMiddleware } from './compose-middleware';
 import { renderError } from './error-render';
 
 export const JSON_BODY_LIMIT = '1mb';
@@ -31,8 +32,11 @@ export interface JsonPathLimit {
  * JSON parsing with the contract's answers: a body that is not JSON, or not sent as JSON,
  * answers 400 invalid_request before any handler runs. Form bodies are taken only on the
  * few non-API paths named in `urlencodedPaths` (the invitation accept page).
+ *
+ * One middleware. A request without a body (most GETs and DELETEs) passes straight through:
+ * each parser would only have found that out itself, at the cost of a content-type parse.
  */
-export function bodyParsing(options: BodyParsingOptions = {}): Array<RequestHandler | ErrorRequestHandler> {
+export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
   const multipart = new Set(options.multipartPaths ?? []);
   const urlencoded = new Set(options.urlencodedPaths ?? []);
   const jsonLimits = new Map(Object.entries(options.jsonLimits ?? {}));
@@ -68,5 +72,6 @@ export function bodyParsing(options: BodyParsingOptions = {}): Array<RequestHand
     }
     next(err);
   };
-  return [checkType, parseJson, parseForm, onError];
+  const parse = composeMiddleware(checkType, parseJson, parseForm, onError);
+  return (req, res, next) => (hasBody(req) ? parse(req, res, next) : next());
 }

@@ -1,10 +1,11 @@
 export * from './api-exception.filter';
 export * from './api-validation.pipe';
 export * from './body-parsing';
+export * from './compose-middleware';
 export * from './digits-id.pipe';
 export * from './error-render';
 export * from './pagination/page-query.dto';
-export * from './request-id.middleware';
+export * from './request-id';
 export * from './route-table';
 // Pagination itself lives in the domain lib (services page their own queries); re-exported here.
 export { decodeCursor, encodeCursor, paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@app/domain';

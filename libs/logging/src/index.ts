@@ -1,3 +1,3 @@
 export * from './logging.module';
 export * from './shutdown';
-export * from './request-log.middleware';
+export * from './request-log';

@@ -1,4 +1,4 @@
-import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { LoggerModule } from 'nestjs-pino';
 
@@ -16,10 +16,11 @@ export const REDACTED_PATHS = [
 
 /**
  * JSON logs through pino (nestjs-pino is the application logger). Request lines are written by
- * {@link requestLogMiddleware}, not by nestjs-pino's per-request middleware: that one runs every
+ * {@link requestLog} (called by the api's front door), not by nestjs-pino's per-request middleware: that one runs every
  * request inside an AsyncLocalStorage context, which on Node 20 turns on promise hooks for every
  * promise and cost about a third of the api's throughput (bench/me.bench.js). Its middleware is
- * bound to a path no request has. Errors logged during a request carry the request id explicitly.
+ * bound to no route at all (`forRoutes: []`), so it adds no layer to express's router. Errors
+ * logged during a request carry the request id explicitly.
  */
 @Module({})
 export class LoggingModule {
@@ -30,7 +31,7 @@ export class LoggingModule {
         LoggerModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({
-            forRoutes: [{ path: '__nestjs_pino_request_middleware_unused__', method: RequestMethod.ALL }],
+            forRoutes: [],
             pinoHttp: {
               level: config.logLevel,
               base: { app },
