@@ -62,6 +62,15 @@ describe('common rules of the REST interface', () => {
     expectErrorShape(form, 400, 'invalid_request');
   });
 
+  it('checks a body on any method (a request without one skips parsing): a GET with a bad body is 400, with a JSON body 200', async () => {
+    const bad = await api.http().get('/v1/me').set(t.auth).set('Content-Type', 'text/plain').send('x');
+    expectErrorShape(bad, 400, 'invalid_request');
+    const malformed = await api.http().get('/v1/me').set(t.auth).set('Content-Type', 'application/json').send('{"a":');
+    expectErrorShape(malformed, 400, 'invalid_request');
+    const json = await api.http().get('/v1/me').set(t.auth).set('Content-Type', 'application/json').send('{}');
+    expect(json.status).toBe(200);
+  });
+
   it('422 validation_failed naming the field: unknown field, missing field, wrong type', async () => {
     const unknown = await api.http().post('/v1/_probe/things').set(t.auth).send({ name: 'x', colour: 'red' });
     expectErrorShape(unknown, 422, 'validation_failed');
