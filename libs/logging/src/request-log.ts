@@ -7,15 +7,15 @@ type Timed = Response & { [STARTED]?: bigint };
 /**
  * One JSON line per request — `{request: {id, method, path}, response: {status}, responseTime}` — at info
  * (error for 5xx). Method and path only: headers (Authorization) and query strings never reach a
- * log. Nothing is built when the level drops the line. The logger is looked up per request: it
- * exists only once the application has initialised. One shared `finish` listener (it reads the
- * response from `this`) instead of a closure per request.
+ * log. Request lines are an info-level stream: above info (LOG_LEVEL=warn…) nothing is done per
+ * request; a 500 is still logged, with its error id, request id and stack, by the exception filter.
+ * The logger is looked up per request: it exists only once the application has initialised. One
+ * shared `finish` listener (it reads the response from `this`) instead of a closure per request.
  */
 export function requestLog(getLogger: () => PinoLogger): (req: Request, res: Response) => void {
   function onFinish(this: Timed): void {
     const level = this.statusCode >= 500 ? 'error' : 'info';
     const logger = getLogger();
-    if (!logger.isLevelEnabled(level)) return;
     const req = this.req as Request & { id?: string };
     logger[level](
       {
@@ -27,8 +27,7 @@ export function requestLog(getLogger: () => PinoLogger): (req: Request, res: Res
     );
   }
   return (_req: Request, res: Response): void => {
-    // 'error' is the lowest level a request line is written at (5xx); info and debug imply it.
-    if (!getLogger().isLevelEnabled('error')) return;
+    if (!getLogger().isLevelEnabled('info')) return;
     (res as Timed)[STARTED] = process.hrtime.bigint();
     res.on('finish', onFinish);
   };

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Logger, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@app/auth';
 import { REDIS } from '@app/redis';
@@ -11,6 +11,8 @@ import { DataSource } from 'typeorm';
 @Public()
 @Controller('health')
 export class HealthController {
+  private readonly logger = new Logger(HealthController.name);
+
   constructor(
     private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
@@ -28,6 +30,7 @@ export class HealthController {
       this.redis.ping().then(() => 'up', () => 'down'),
     ]);
     const ok = database === 'up' && redis === 'up';
+    if (!ok) this.logger.warn({ checks: { database, redis } }, 'not ready');
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: { database, redis } });
   }
 }
