@@ -22,7 +22,7 @@ const SETTINGS = {
   connections: Number(process.env.BENCH_CONNECTIONS || 50),
   duration_s: Number(process.env.BENCH_DURATION || 10),
   warmup_s: Number(process.env.BENCH_WARMUP || 3),
-  rounds: Number(process.env.BENCH_ROUNDS || 3),
+  rounds: Number(process.env.BENCH_ROUNDS || 5),
   pipelining: 1,
   keep_alive: true,
   api_log_level: 'warn',
