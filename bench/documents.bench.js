@@ -12,20 +12,18 @@
 // default 2000), BENCH_DOCS_CONCURRENCY (comma-separated, default "4,16"; 4 is TRANSLATION_CONCURRENCY's
 // default), BENCH_DATABASE_SERVER_URL, BENCH_REDIS_URL.
 'use strict';
-const { spawn, execFileSync } = require('node:child_process');
+const lib = require('./lib');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 const { Client } = require('pg');
-const { recreateDatabase } = require('./lists-data');
 
-const root = path.resolve(__dirname, '..');
-const resultsDir = path.join(__dirname, 'results');
+const { root, withDb } = lib;
 const distDir = path.resolve(root, process.env.BENCH_DIST || 'dist');
 const DB_NAME = 'integrations_bench_documents';
 const server = process.env.BENCH_DATABASE_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const withDb = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
 /** What one document holds: three short lines, so one engine request per document (q of three). */
 const TEXT = 'Your appointment is confirmed for Monday at ten.\nPlease bring your passport and the letter.\nCall us if you cannot come.';
 const SETTINGS = {
@@ -41,7 +39,6 @@ const SETTINGS = {
   log_level: 'warn',
 };
 const say = (msg) => process.stdout.write(`[bench:documents] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const req = (rel) => require(path.join(distDir, rel));
 let standIn;
 
@@ -87,7 +84,7 @@ async function main() {
   const port = await startStandIn();
   const engineUrl = `http://127.0.0.1:${port}`;
   say(`engine stand-in on ${engineUrl}; database ${DB_NAME} recreated`);
-  await recreateDatabase(server, DB_NAME);
+  await lib.recreateDatabase(server, DB_NAME);
   const env = (extra) =>
     AppConfig.fromEnv({
       NODE_ENV: SETTINGS.node_env, LOG_LEVEL: SETTINGS.log_level, DATABASE_URL: SETTINGS.database_url, REDIS_URL: SETTINGS.redis_url,
@@ -175,12 +172,7 @@ async function main() {
   }
   await db.end();
 
-  let commit = 'unknown';
-  try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  } catch {
-    // not a git checkout
-  }
+  const commit = lib.gitCommit() ?? 'unknown';
   const run = {
     at: new Date().toISOString(),
     machine: `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}`,
@@ -190,8 +182,6 @@ async function main() {
     settings: SETTINGS,
     results,
   };
-  fs.mkdirSync(resultsDir, { recursive: true });
-  fs.writeFileSync(path.join(resultsDir, 'documents.json'), `${JSON.stringify(run, null, 2)}\n`);
   const md = [
     `Run ${run.at} on ${run.machine}, node ${run.node}, commit ${run.commit}, load average before ${run.load_average_before}.`,
     `${SETTINGS.documents} documents per measure (after ${SETTINGS.warmup} to warm up), ${SETTINGS.text_chars} characters in three lines each: one LibreTranslate request (q of three) per document.`,
@@ -202,7 +192,7 @@ async function main() {
     ...results.map((r) => `| ${r.concurrency} | ${r.adapter_calls_per_second} | ${r.worker_jobs_per_second} | ${r.worker_vs_adapter} |`),
     '',
   ].join('\n');
-  fs.writeFileSync(path.join(resultsDir, 'documents.md'), md);
+  lib.writeResults('documents', run, md);
   say(`written to bench/results/documents.{json,md}\n${md}`);
 }
 

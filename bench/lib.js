@@ -1,12 +1,30 @@
-// Helpers every benchmark script shares. Plain CommonJS, loopback only.
+// Helpers every benchmark script shares: child processes and the way out, the admin CLI, HTTPS to
+// the loopback api, the dedicated database, the report's commit and machine, results files.
+// Plain CommonJS, loopback only.
 'use strict';
+const { execFileSync, spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const https = require('node:https');
+const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
+const readline = require('node:readline');
+
+/** The checkout: the working directory of every child, of the admin CLI and of swc. */
+const root = path.resolve(__dirname, '..');
+const resultsDir = path.join(__dirname, 'results');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The q-quantile (0..1) of an ascending array. */
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+
+/** p50, p99, mean and max of millisecond timings, to two decimals. */
+function summariseMs(times) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const r = (x) => +x.toFixed(2);
+  return { p50_ms: r(quantile(sorted, 0.5)), p99_ms: r(quantile(sorted, 0.99)), mean_ms: r(sorted.reduce((a, b) => a + b, 0) / sorted.length), max_ms: r(sorted[sorted.length - 1]) };
+}
 
 /** A self-signed certificate for localhost/`host` under `dir/tls`, made once; as TLS_* settings. */
 async function ensureCert(dir, host = '127.0.0.1') {
@@ -25,4 +43,195 @@ async function ensureCert(dir, host = '127.0.0.1') {
   return { TLS_CERT_FILE: cert, TLS_KEY_FILE: key };
 }
 
-module.exports = { ensureCert, quantile, sleep };
+/** A TCP port that is free on `host` right now. */
+function freePort(host = '127.0.0.1') {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, host, () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The checkout's short commit, or null outside a git checkout. */
+function gitCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** What a report says of the machine after its load average. */
+const machine = () => ({ node: process.version, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model.trim(), memory_gib: Math.round(os.totalmem() / 2 ** 30) });
+
+// ---- child processes ----
+
+const children = new Set();
+const exited = (proc) => proc.exitCode !== null || proc.signalCode !== null;
+
+/** Counts `proc` among the children that are stopped or killed on the way out. */
+function track(proc) {
+  children.add(proc);
+  proc.on('exit', () => children.delete(proc));
+  return proc;
+}
+
+/** `node …args` in the checkout with `env`, every line of its stdout and stderr printed as `[name] line`. */
+function start(name, args, env) {
+  const proc = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const s of [proc.stdout, proc.stderr]) readline.createInterface({ input: s }).on('line', (l) => process.stdout.write(`[${name}] ${l}\n`));
+  return track(proc);
+}
+
+/** SIGTERM, then SIGKILL if `proc` is still there after `killAfterMs`; resolves once it has exited. */
+function stop(proc, killAfterMs = 10000) {
+  return new Promise((resolve) => {
+    if (exited(proc)) return resolve();
+    const timer = setTimeout(() => proc.kill('SIGKILL'), killAfterMs);
+    proc.once('exit', () => resolve(clearTimeout(timer)));
+    proc.kill('SIGTERM');
+  });
+}
+
+const stopAll = () => Promise.all([...children].map((proc) => stop(proc)));
+const killAll = () => children.forEach((proc) => proc.kill('SIGKILL'));
+
+/**
+ * Polls `probe` every 200 ms for up to 60 s until it answers something truthy, and answers that;
+ * fails as soon as `proc` has exited. `name` is what the errors call the child.
+ */
+async function waitReady(name, proc, probe, { at } = {}) {
+  for (const until = Date.now() + 60000; Date.now() < until; await sleep(200)) {
+    if (exited(proc)) throw new Error(`${name} exited before it was ready`);
+    const ready = await probe();
+    if (ready) return ready;
+  }
+  throw new Error(`${name} was not ready${at ? ` at ${at}` : ''} after 60 s`);
+}
+
+/**
+ * Runs a benchmark's `main`: its children are killed if the process exits, stopped on SIGINT and
+ * SIGTERM (exit 130) and after `giveUpMinutes` (exit 1); a failure is printed as `[tag] FAILED: …`
+ * (exit 1). `cleanup` (by default: stop the children) runs on every way out.
+ */
+function runMain(main, { tag, giveUpMinutes, cleanup = stopAll }) {
+  process.on('exit', killAll);
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => cleanup().then(() => process.exit(130)));
+  setTimeout(() => {
+    process.stdout.write(`[${tag}] gave up after ${giveUpMinutes} minutes\n`);
+    cleanup().then(() => process.exit(1));
+  }, giveUpMinutes * 60_000).unref();
+  main().then(
+    () => cleanup(),
+    (err) => {
+      process.stderr.write(`[${tag}] FAILED: ${err.stack ?? err}\n`);
+      return cleanup().then(() => process.exit(1));
+    },
+  );
+}
+
+// ---- the code under test ----
+
+/** Compiles apps/ and libs/ into `distDir` with swc: a build of its own that `npm run build` cannot pull from under a run. */
+function compileInto(distDir) {
+  fs.rmSync(distDir, { recursive: true, force: true });
+  execFileSync(process.execPath, [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', distDir, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'], { cwd: root, stdio: 'inherit' });
+}
+
+/**
+ * `node <dist>/apps/admin/src/main.js …args --json` with `env` (and `timeout` ms, if given): the
+ * last JSON line it printed, parsed. Throws with its output when it fails or prints no JSON.
+ */
+function admin(args, { dist, env, timeout }) {
+  const r = spawnSync(process.execPath, [path.join(dist, 'apps/admin/src/main.js'), ...args, '--json'], { cwd: root, env, encoding: 'utf8', timeout });
+  if (r.status !== 0) throw new Error(`admin ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
+  const line = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  if (!line) throw new Error(`admin ${args.join(' ')} printed no JSON:\n${r.stdout}`);
+  return JSON.parse(line);
+}
+
+/**
+ * With `admin` (args → parsed JSON): migrates, then makes one organisation named `org`, a
+ * connection with all scopes and, unless `key` is false, a key. `applied`: the migrations run now.
+ */
+function makeTenant(admin, { org, connection = 'bench', key = true }) {
+  const { applied = [] } = admin(['migrate']);
+  const organisation = admin(['org', 'create', '--name', org]);
+  const conn = admin(['connection', 'create', '--org', organisation.id, '--name', connection, '--scopes', 'all']);
+  const created = key ? admin(['key', 'create', '--connection', conn.id]) : undefined;
+  return { applied, organisationId: organisation.id, connectionId: conn.id, keyId: created?.id, key: created?.key };
+}
+
+/** `url` (a Postgres URL) pointing at database `name` instead. */
+const withDb = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+
+/** Drops and recreates a dedicated database (it holds nothing but benchmark rows). */
+async function recreateDatabase(serverUrl, name) {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe database name ${name}`);
+  const { Client } = require('pg');
+  const pg = new Client({ connectionString: serverUrl });
+  await pg.connect();
+  try {
+    await pg.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await pg.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await pg.end();
+  }
+}
+
+// ---- HTTPS to the loopback api ----
+
+/** A keep-alive agent for the api's self-signed certificate, at most `maxSockets` connections. */
+const keepAliveAgent = (maxSockets) => new https.Agent({ keepAlive: true, maxSockets, rejectUnauthorized: false, servername: 'localhost' });
+
+/**
+ * One HTTPS request to the api on 127.0.0.1:`port` (its self-signed certificate accepted), through
+ * `agent` if given; `json`, if given, is sent as the body with `contentType`. Answers
+ * {status, body, ms}, ms from before the request to the end of the answer; rejects on a socket
+ * error, or once no answer came within `timeout` ms.
+ */
+function request({ port, method = 'GET', path: pathAndQuery, headers = {}, json, contentType = 'application/json', agent, timeout = 10000 }) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const payload = json === undefined ? undefined : Buffer.from(JSON.stringify(json));
+    const req = https.request(
+      {
+        host: '127.0.0.1', port, method, path: pathAndQuery, agent, timeout, rejectUnauthorized: false, servername: 'localhost',
+        headers: payload ? { ...headers, 'content-type': contentType, 'content-length': payload.length } : headers,
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks), ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`timeout on ${method} ${pathAndQuery}`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+// ---- results ----
+
+/**
+ * Writes results/`name`.json (the report) and results/`name`.md (`md`, under `# title` if given),
+ * and copies `md` into bench/README.md between `<!-- name:results:start -->` and
+ * `<!-- name:results:end -->` where it has both.
+ */
+function writeResults(name, report, md, title) {
+  fs.mkdirSync(resultsDir, { recursive: true });
+  fs.writeFileSync(path.join(resultsDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(path.join(resultsDir, `${name}.md`), title ? `# ${title}\n\n${md}` : md);
+  const readme = path.join(__dirname, 'README.md');
+  const [open, close] = [`<!-- ${name}:results:start -->`, `<!-- ${name}:results:end -->`];
+  const text = fs.existsSync(readme) ? fs.readFileSync(readme, 'utf8') : '';
+  if (text.includes(open) && text.includes(close)) {
+    fs.writeFileSync(readme, `${text.slice(0, text.indexOf(open) + open.length)}\n${md}${text.slice(text.indexOf(close))}`);
+  }
+}
+
+module.exports = {
+  admin, compileInto, ensureCert, freePort, gitCommit, keepAliveAgent, killAll, machine, makeTenant, quantile, recreateDatabase,
+  request, root, runMain, sleep, start, stop, stopAll, summariseMs, track, waitReady, withDb, writeResults,
+};

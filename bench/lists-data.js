@@ -1,30 +1,7 @@
-// Data of the list benchmark (bench/lists.bench.js): the dedicated database, the organisation's
-// cases and conversations grown with generate_series, cursors built from known rows, and the
-// plan Postgres chooses for a deep page.
+// Data of the list benchmark (bench/lists.bench.js): the organisation's cases and conversations
+// grown with generate_series, cursors built from known rows, and the plan Postgres chooses for a
+// deep page. (The dedicated database and the tenant come from bench/lib.js.)
 'use strict';
-const { Client } = require('pg');
-
-/** Drops and recreates the dedicated database (it holds nothing but benchmark rows). */
-async function recreateDatabase(serverUrl, name) {
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe database name ${name}`);
-  const pg = new Client({ connectionString: serverUrl });
-  await pg.connect();
-  try {
-    await pg.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await pg.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await pg.end();
-  }
-}
-
-/** Migrates with the admin CLI and makes one organisation, connection (all scopes) and key. */
-function makeTenant(admin) {
-  const { applied = [] } = admin(['migrate']);
-  const org = admin(['org', 'create', '--name', 'bench lists']);
-  const conn = admin(['connection', 'create', '--org', org.id, '--name', 'bench lists', '--scopes', 'all']);
-  const key = admin(['key', 'create', '--connection', conn.id]);
-  return { organisationId: org.id, key: key.key, migrations: applied.length };
-}
 
 /**
  * Grows the organisation to `total` cases (cases `from`..`total`) and one ended conversation per
@@ -95,4 +72,4 @@ async function explain(db, table, org, cursor, pageSize) {
   };
 }
 
-module.exports = { recreateDatabase, makeTenant, grow, cursorAfter, explain };
+module.exports = { grow, cursorAfter, explain };

@@ -6,25 +6,19 @@
 // children on the way out. See bench/README.md.
 'use strict';
 const lib = require('./lib');
-const { spawn, spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const https = require('node:https');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const readline = require('node:readline');
 const { Client } = require('pg');
-const { cursorAfter, explain, grow, makeTenant, recreateDatabase } = require('./lists-data');
+const { cursorAfter, explain, grow } = require('./lists-data');
 
-const root = path.resolve(__dirname, '..');
+const { root, withDb } = lib;
 const work = path.join(root, '.data', 'bench-lists');
-const resultsDir = path.join(__dirname, 'results');
 /** The build to run (default dist/); BENCH_DIST points at a copy when dist/ is being rebuilt meanwhile. */
 const distDir = path.resolve(root, process.env.BENCH_DIST || 'dist');
 const HOST = '127.0.0.1';
 const DB_NAME = 'integrations_bench_lists';
 const server = process.env.BENCH_DATABASE_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const withDb = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
 const SETTINGS = {
   sizes: (process.env.BENCH_LISTS_SIZES || '10000,1000000').split(',').map(Number),
   conversations_per_case: 1,
@@ -45,18 +39,8 @@ const SETTINGS = {
 const TARGET_RATIO = 1.5;
 const PAGES = ['first', `page ${SETTINGS.follow_pages}`, 'middle'];
 const LISTS = ['cases', 'conversations'];
-const children = new Set();
 const say = (msg) => process.stdout.write(`[bench:lists] ${msg}\n`);
 const { sleep } = lib;
-
-function freePort() {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, HOST, () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function env(extra = {}) {
   return {
@@ -66,32 +50,13 @@ function env(extra = {}) {
   };
 }
 
-function admin(args) {
-  const r = spawnSync(process.execPath, [path.join(distDir, 'apps/admin/src/main.js'), ...args, '--json'], { cwd: root, env: env(), encoding: 'utf8', timeout: 120000 });
-  if (r.status !== 0) throw new Error(`admin ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
-  const line = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
-  if (!line) throw new Error(`admin ${args.join(' ')} printed no JSON:\n${r.stdout}`);
-  return JSON.parse(line);
-}
+const admin = (args) => lib.admin(args, { dist: distDir, env: env(), timeout: 120000 });
 
 /** A self-signed certificate for the api (production mode wants TLS files). */
 const ensureCert = () => lib.ensureCert(work, HOST);
 
-
-const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false, servername: 'localhost' });
-
-function get(port, pathAndQuery, headers) {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const req = https.get({ host: HOST, port, path: pathAndQuery, headers, agent, timeout: 10000 }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks), ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
-    });
-    req.on('timeout', () => req.destroy(new Error(`timeout on ${pathAndQuery}`)));
-    req.on('error', reject);
-  });
-}
+const agent = lib.keepAliveAgent(1);
+const get = (port, pathAndQuery, headers) => lib.request({ port, path: pathAndQuery, headers, agent, timeout: 10000 });
 
 async function getJson(port, url, headers) {
   const res = await get(port, url, headers);
@@ -99,45 +64,16 @@ async function getJson(port, url, headers) {
   return JSON.parse(res.body);
 }
 
-function start(args, extraEnv) {
-  const proc = spawn(process.execPath, args, { cwd: root, env: env(extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const s of [proc.stdout, proc.stderr]) readline.createInterface({ input: s }).on('line', (l) => process.stdout.write(`[api] ${l}\n`));
-  children.add(proc);
-  proc.on('exit', () => children.delete(proc));
-  return proc;
-}
-
-function stop(proc) {
-  return new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-    proc.once('exit', () => resolve(clearTimeout(timer)));
-    proc.kill('SIGTERM');
-  });
-}
-
-async function waitReady(proc, port) {
-  for (const until = Date.now() + 60000; Date.now() < until; await sleep(200)) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error('the api exited before it was ready');
-    const res = await get(port, '/health/ready', {}).catch(() => null);
-    if (res && res.status === 200) return;
-  }
-  throw new Error('the api was not ready after 60 s');
-}
-
-const { quantile } = lib;
+const waitReady = (proc, port) => lib.waitReady('the api', proc, async () => {
+  const res = await get(port, '/health/ready', {}).catch(() => null);
+  return res && res.status === 200;
+});
 
 /** Every answer must be a full page with a next_cursor: anything else makes the numbers meaningless. */
 function check(url, res) {
   if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${res.body}`);
   const body = JSON.parse(res.body);
   if (body.data.length !== SETTINGS.page_size || !body.next_cursor) throw new Error(`GET ${url} did not answer a full page`);
-}
-
-function summarise(times) {
-  const sorted = [...times].sort((a, b) => a - b);
-  const r = (x) => +x.toFixed(2);
-  return { p50_ms: r(quantile(sorted, 0.5)), p99_ms: r(quantile(sorted, 0.99)), mean_ms: r(sorted.reduce((a, b) => a + b, 0) / sorted.length), max_ms: r(sorted[sorted.length - 1]) };
 }
 
 /** The URLs of one list at the current size: first page, 50 pages deep by next_cursor, and the middle row. */
@@ -169,7 +105,7 @@ async function measurePhase(db, port, headers, tenant, size) {
   for (const list of LISTS) {
     lists[list] = {};
     for (const t of targets.filter((x) => x.list === list)) {
-      lists[list][t.page] = summarise(t.times);
+      lists[list][t.page] = lib.summariseMs(t.times);
       say(`${size} cases, GET /v1/${list} ${t.page}: p50 ${lists[list][t.page].p50_ms} ms, p99 ${lists[list][t.page].p99_ms} ms`);
     }
     lists[list].middle.rows_before = Math.floor(size / 2);
@@ -185,14 +121,6 @@ async function waitForQuiet() {
   const load = +os.loadavg()[0].toFixed(2);
   if (load > SETTINGS.quiet_load) say(`warning: load average still ${load}; measuring anyway (the numbers will be noisy)`);
   return load;
-}
-
-function gitCommit() {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  } catch {
-    return null;
-  }
 }
 
 function markdown(report) {
@@ -218,31 +146,17 @@ function markdown(report) {
   return lines.join('\n');
 }
 
-function writeResults(report) {
-  fs.mkdirSync(resultsDir, { recursive: true });
-  fs.writeFileSync(path.join(resultsDir, 'lists.json'), `${JSON.stringify(report, null, 2)}\n`);
-  const md = markdown(report);
-  fs.writeFileSync(path.join(resultsDir, 'lists.md'), `# List latency as data grows\n\n${md}`);
-  const readme = path.join(__dirname, 'README.md');
-  const [open, close] = ['<!-- lists:results:start -->', '<!-- lists:results:end -->'];
-  const text = fs.existsSync(readme) ? fs.readFileSync(readme, 'utf8') : '';
-  if (text.includes(open) && text.includes(close)) {
-    fs.writeFileSync(readme, `${text.slice(0, text.indexOf(open) + open.length)}\n${md}${text.slice(text.indexOf(close))}`);
-  }
-  return md;
-}
-
 async function main() {
   const load = os.loadavg()[0];
   if (load > 0.5) say(`warning: the machine is busy (load average ${load.toFixed(2)}): numbers will be noisy`);
   if (!fs.existsSync(path.join(distDir, 'apps/api/src/cases/cases.module.js'))) throw new Error(`${distDir} is missing or old: run \`npm run build\` first`);
-  await recreateDatabase(server, DB_NAME);
-  const tenant = makeTenant(admin);
-  say(`created ${DB_NAME} (${tenant.migrations} migrations), organisation ${tenant.organisationId} with a key`);
+  await lib.recreateDatabase(server, DB_NAME);
+  const tenant = lib.makeTenant(admin, { org: 'bench lists', connection: 'bench lists' });
+  say(`created ${DB_NAME} (${tenant.applied.length} migrations), organisation ${tenant.organisationId} with a key`);
   const db = new Client({ connectionString: SETTINGS.database_url });
   await db.connect();
-  const port = await freePort();
-  const api = start([path.join(__dirname, 'lists-api.js')], { ...(await ensureCert()), PORT: String(port) });
+  const port = await lib.freePort(HOST);
+  const api = lib.start('api', [path.join(__dirname, 'lists-api.js')], env({ ...(await ensureCert()), PORT: String(port) }));
   const headers = { authorization: `Bearer ${tenant.key}` };
   const sizes = [];
   try {
@@ -259,7 +173,7 @@ async function main() {
     }
   } finally {
     await db.end();
-    await stop(api);
+    await lib.stop(api);
   }
   const [small, large] = [sizes[0], sizes[sizes.length - 1]];
   const comparison = [];
@@ -272,8 +186,8 @@ async function main() {
   const report = {
     benchmark: 'GET /v1/cases and GET /v1/conversations as data grows (HTTPS, sequential, keep-alive)',
     date: new Date().toISOString(),
-    commit: gitCommit(),
-    machine: { load_average_1m_before: +load.toFixed(2), node: process.version, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model.trim(), memory_gib: Math.round(os.totalmem() / 2 ** 30) },
+    commit: lib.gitCommit(),
+    machine: { load_average_1m_before: +load.toFixed(2), ...lib.machine() },
     settings: SETTINGS,
     sizes,
     comparison,
@@ -281,26 +195,17 @@ async function main() {
     target: { max_p50_ratio: TARGET_RATIO },
     target_met: comparison.every((c) => c.within_target),
   };
-  process.stdout.write(`\n${writeResults(report)}\nwritten: bench/results/lists.json, bench/results/lists.md\n`);
+  const md = markdown(report);
+  lib.writeResults('lists', report, md, 'List latency as data grows');
+  process.stdout.write(`\n${md}\nwritten: bench/results/lists.json, bench/results/lists.md\n`);
   say(`p50 at ${large.cases} cases within ${TARGET_RATIO}× of p50 at ${small.cases}: ${report.target_met ? 'yes' : 'NO'}`);
 }
 
-async function cleanup() {
-  agent.destroy();
-  await Promise.all([...children].map(stop));
-}
-
-process.on('exit', () => children.forEach((p) => p.kill('SIGKILL')));
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => cleanup().then(() => process.exit(130)));
-setTimeout(() => {
-  say('gave up after 20 minutes');
-  cleanup().then(() => process.exit(1));
-}, 20 * 60_000).unref();
-
-main().then(
-  () => cleanup(),
-  (err) => {
-    process.stderr.write(`[bench:lists] FAILED: ${err.stack ?? err}\n`);
-    return cleanup().then(() => process.exit(1));
+lib.runMain(main, {
+  tag: 'bench:lists',
+  giveUpMinutes: 20,
+  cleanup: () => {
+    agent.destroy();
+    return lib.stopAll();
   },
-);
+});

@@ -6,17 +6,12 @@
 'use strict';
 const lib = require('./lib');
 const autocannon = require('autocannon');
-const { spawn, spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const https = require('node:https');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const readline = require('node:readline');
 
-const root = path.resolve(__dirname, '..');
+const { root } = lib;
 const work = path.join(root, '.data', 'bench');
-const resultsDir = path.join(__dirname, 'results');
 const HOST = '127.0.0.1';
 const SETTINGS = {
   connections: Number(process.env.BENCH_CONNECTIONS || 50),
@@ -33,19 +28,9 @@ const SETTINGS = {
   redis_prefix: 'iabench',
 };
 const TARGET = { min_ratio_to_bare_nest: 0.75, max_p99_ms: 25 };
-const children = new Set();
 
 const say = (msg) => process.stdout.write(`[bench] ${msg}\n`);
 const { sleep } = lib;
-
-function freePort() {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, HOST, () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** One self-signed certificate for all three targets, made like the api's own (tls.ts). */
 const ensureCert = () => lib.ensureCert(work, HOST);
@@ -58,61 +43,25 @@ function apiEnv(extra = {}) {
   };
 }
 
-function admin(args, env) {
-  const r = spawnSync(process.execPath, ['dist/apps/admin/src/main.js', ...args, '--json'], { cwd: root, env, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`admin ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
-  const line = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
-  if (!line) throw new Error(`admin ${args.join(' ')} printed no JSON:\n${r.stdout}`);
-  return JSON.parse(line);
-}
+/** The admin CLI of dist/ with the api's environment. */
+const admin = (args) => lib.admin(args, { dist: path.join(root, 'dist'), env: apiEnv() });
 
 /** Migrates the bench database and makes a fresh organisation, connection (all scopes) and key. */
-function makeTenant(env) {
-  const { applied = [] } = admin(['migrate'], env);
-  say(`migrated ${SETTINGS.database_url}${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
-  const stamp = new Date().toISOString();
-  const org = admin(['org', 'create', '--name', `bench ${stamp}`], env);
-  const conn = admin(['connection', 'create', '--org', org.id, '--name', 'bench', '--scopes', 'all'], env);
-  const key = admin(['key', 'create', '--connection', conn.id], env);
-  return { organisationId: org.id, connectionId: conn.id, keyId: key.id, key: key.key };
+function makeTenant() {
+  const tenant = lib.makeTenant(admin, { org: `bench ${new Date().toISOString()}` });
+  say(`migrated ${SETTINGS.database_url}${tenant.applied.length ? ` (applied ${tenant.applied.join(', ')})` : ''}`);
+  return tenant;
 }
 
-function start(name, args, env) {
-  const proc = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const s of [proc.stdout, proc.stderr]) readline.createInterface({ input: s }).on('line', (l) => process.stdout.write(`[${name}] ${l}\n`));
-  children.add(proc);
-  proc.on('exit', () => children.delete(proc));
-  return proc;
-}
+/** GET over HTTPS; a socket error or timeout answers status 0. */
+const get = (port, pathAndQuery, headers) => lib.request({ port, path: pathAndQuery, headers, timeout: 3000 }).catch(() => ({ status: 0, body: Buffer.alloc(0) }));
 
-function stop(proc) {
-  return new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-    proc.once('exit', () => resolve(clearTimeout(timer)));
-    proc.kill('SIGTERM');
-  });
-}
-
-function get(url, headers = {}) {
-  return new Promise((resolve) => {
-    const req = https.get(url, { headers, rejectUnauthorized: false, servername: 'localhost', timeout: 3000 }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks) }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', () => resolve({ status: 0, body: Buffer.alloc(0) }));
-  });
-}
-
-async function waitFor(name, proc, url, headers) {
-  for (const until = Date.now() + 60000; Date.now() < until; await sleep(200)) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`${name} exited before it was ready`);
-    const res = await get(url, headers);
-    if (res.status === 200) return res;
-  }
-  throw new Error(`${name} was not ready at ${url} after 60 s`);
+/** Waits until GET `pathAndQuery` answers 200; answers that response. */
+function waitFor(name, proc, port, pathAndQuery) {
+  return lib.waitReady(name, proc, async () => {
+    const res = await get(port, pathAndQuery);
+    return res.status === 200 && res;
+  }, { at: `https://${HOST}:${port}${pathAndQuery}` });
 }
 
 function cannon(url, headers, duration) {
@@ -156,28 +105,20 @@ function summarise(runs) {
 }
 
 async function startApiTarget(tls, tenant) {
-  const port = await freePort();
-  const proc = start('api', ['dist/apps/api/src/main.js'], apiEnv({ ...tls, PORT: String(port) }));
-  await waitFor('api', proc, `https://${HOST}:${port}/health/ready`);
-  const me = await get(`https://${HOST}:${port}/v1/me`, { authorization: `Bearer ${tenant.key}` });
+  const port = await lib.freePort(HOST);
+  const proc = lib.start('api', ['dist/apps/api/src/main.js'], apiEnv({ ...tls, PORT: String(port) }));
+  await waitFor('api', proc, port, '/health/ready');
+  const me = await get(port, '/v1/me', { authorization: `Bearer ${tenant.key}` });
   if (me.status !== 200) throw new Error(`GET /v1/me with the bench key answered ${me.status}: ${me.body}`);
   return { name: 'api', proc, port, body: me.body };
 }
 
 async function startReference(kind, tls, bodyFile, body) {
-  const port = await freePort();
-  const proc = start(kind, [path.join(__dirname, 'reference-servers.js'), kind], { ...process.env, ...tls, PORT: String(port), BODY_FILE: bodyFile });
-  const first = await waitFor(kind, proc, `https://${HOST}:${port}/v1/me`);
+  const port = await lib.freePort(HOST);
+  const proc = lib.start(kind, [path.join(__dirname, 'reference-servers.js'), kind], { ...process.env, ...tls, PORT: String(port), BODY_FILE: bodyFile });
+  const first = await waitFor(kind, proc, port, '/v1/me');
   if (!first.body.equals(body)) throw new Error(`${kind} does not answer the api's body byte for byte`);
   return { name: kind, proc, port };
-}
-
-function gitCommit() {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  } catch {
-    return null;
-  }
 }
 
 function markdown(report) {
@@ -203,27 +144,12 @@ function markdown(report) {
   ].join('\n');
 }
 
-/** Writes the results and copies the table into bench/README.md between its markers. */
-function writeResults(report) {
-  fs.mkdirSync(resultsDir, { recursive: true });
-  fs.writeFileSync(path.join(resultsDir, 'me.json'), `${JSON.stringify(report, null, 2)}\n`);
-  const md = markdown(report);
-  fs.writeFileSync(path.join(resultsDir, 'me.md'), `# GET /v1/me benchmark\n\n${md}`);
-  const readme = path.join(__dirname, 'README.md');
-  const [open, close] = ['<!-- me:results:start -->', '<!-- me:results:end -->'];
-  const text = fs.existsSync(readme) ? fs.readFileSync(readme, 'utf8') : '';
-  if (text.includes(open) && text.includes(close)) {
-    fs.writeFileSync(readme, `${text.slice(0, text.indexOf(open) + open.length)}\n${md}${text.slice(text.indexOf(close))}`);
-  }
-  return md;
-}
-
 async function main() {
   const load = os.loadavg()[0];
   if (load > 0.5) say(`warning: the machine is busy (load average ${load.toFixed(2)}): numbers will be low and noisy`);
   if (!fs.existsSync(path.join(root, 'dist/apps/api/src/main.js'))) throw new Error('dist/ is missing: run `npm run bench:me` (it builds first)');
   const tls = await ensureCert();
-  const tenant = makeTenant(apiEnv());
+  const tenant = makeTenant();
   // All three run for the whole benchmark (idle when not loaded); only one is under load at a time.
   const api = await startApiTarget(tls, tenant);
   const bodyFile = path.join(work, 'me-body.json');
@@ -250,32 +176,17 @@ async function main() {
   const report = {
     benchmark: 'GET /v1/me (authenticated, HTTPS)',
     date: new Date().toISOString(),
-    commit: gitCommit(),
-    machine: { load_average_1m_before: +load.toFixed(2), node: process.version, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model.trim(), memory_gib: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
+    commit: lib.gitCommit(),
+    machine: { load_average_1m_before: +load.toFixed(2), ...lib.machine(), platform: `${os.platform()} ${os.release()}` },
     settings: { ...SETTINGS, response_bytes: api.body.length, tls: 'self-signed RSA 2048, the same certificate for all three' },
     targets: { bare_node: nodeR, bare_nest: nestR, api: apiR },
     ratios,
     target: TARGET,
     target_met: ratios.api_to_bare_nest >= TARGET.min_ratio_to_bare_nest && apiR.latency_ms.p99 < TARGET.max_p99_ms,
   };
-  process.stdout.write(`\n${writeResults(report)}\nwritten: bench/results/me.json, bench/results/me.md\n`);
+  const md = markdown(report);
+  lib.writeResults('me', report, md, 'GET /v1/me benchmark'); // and the table into bench/README.md
+  process.stdout.write(`\n${md}\nwritten: bench/results/me.json, bench/results/me.md\n`);
 }
 
-async function cleanup() {
-  await Promise.all([...children].map(stop));
-}
-
-process.on('exit', () => children.forEach((p) => p.kill('SIGKILL')));
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => cleanup().then(() => process.exit(130)));
-setTimeout(() => {
-  say('gave up after 5 minutes');
-  cleanup().then(() => process.exit(1));
-}, 5 * 60_000).unref();
-
-main().then(
-  () => cleanup(),
-  (err) => {
-    process.stderr.write(`[bench] FAILED: ${err.stack ?? err}\n`);
-    return cleanup().then(() => process.exit(1));
-  },
-);
+lib.runMain(main, { tag: 'bench', giveUpMinutes: 5 });

@@ -8,22 +8,16 @@
 // children on the way out. `node bench/scim.bench.js` (about 5 minutes).
 'use strict';
 const lib = require('./lib');
-const { spawn, spawnSync, execFileSync } = require('node:child_process');
-const fs = require('node:fs');
-const https = require('node:https');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const readline = require('node:readline');
 
-const root = path.resolve(__dirname, '..');
+const { root, withDb } = lib;
 const work = path.join(root, '.data', 'bench-scim');
 const distDir = path.join(work, 'dist');
-const resultsDir = path.join(__dirname, 'results');
 const HOST = '127.0.0.1';
 const DB_NAME = 'integrations_bench_scim';
 const server = process.env.BENCH_DATABASE_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const withDb = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
 const SETTINGS = {
   provisioned_users: Number(process.env.BENCH_SCIM_USERS || 10000),
   total_users: Number(process.env.BENCH_SCIM_TOTAL || 100000),
@@ -39,9 +33,7 @@ const SETTINGS = {
   redis_url: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
   redis_prefix: 'iabenchscim',
 };
-const children = new Set();
 const say = (msg) => process.stdout.write(`[bench:scim] ${msg}\n`);
-const { sleep } = lib;
 
 // ---- child mode: the built api with the SCIM module mounted (until ApiModule imports it) ----
 async function serve() {
@@ -59,11 +51,6 @@ async function serve() {
 }
 
 // ---- parent mode ----
-function build() {
-  fs.rmSync(distDir, { recursive: true, force: true });
-  execFileSync(process.execPath, [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', distDir, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'], { cwd: root, stdio: 'inherit' });
-}
-
 function env(extra = {}) {
   return {
     ...process.env, NODE_ENV: SETTINGS.api_node_env, LOG_LEVEL: SETTINGS.api_log_level, HOST,
@@ -72,25 +59,7 @@ function env(extra = {}) {
   };
 }
 
-function admin(args) {
-  const r = spawnSync(process.execPath, [path.join(distDir, 'apps/admin/src/main.js'), ...args, '--json'], { cwd: root, env: env(), encoding: 'utf8', timeout: 120000 });
-  if (r.status !== 0) throw new Error(`admin ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
-  const line = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
-  if (!line) throw new Error(`admin ${args.join(' ')} printed no JSON:\n${r.stdout}`);
-  return JSON.parse(line);
-}
-
-async function recreateDatabase() {
-  const { Client } = require('pg');
-  const pg = new Client({ connectionString: server });
-  await pg.connect();
-  try {
-    await pg.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await pg.query(`CREATE DATABASE ${DB_NAME}`);
-  } finally {
-    await pg.end();
-  }
-}
+const admin = (args) => lib.admin(args, { dist: distDir, env: env(), timeout: 120000 });
 
 const ensureCert = () => lib.ensureCert(work, HOST);
 
@@ -136,66 +105,17 @@ async function smtpSink() {
   return { url: `smtp://${HOST}:${sink.address().port}`, received: () => received, close: () => new Promise((r) => sink.close(() => r())) };
 }
 
-function freePort() {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, HOST, () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 let agent;
-function request(port, method, pathAndQuery, headers, body) {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = https.request(
-      { host: HOST, port, method, path: pathAndQuery, agent, timeout: 15000, headers: { ...headers, ...(payload ? { 'content-type': 'application/scim+json', 'content-length': payload.length } : {}) } },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks), ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`timeout on ${method} ${pathAndQuery}`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+/** A request to the api on `port` through the keep-alive agent; `body`, if given, sent as SCIM JSON. */
+const request = (port, method, pathAndQuery, headers, body) =>
+  lib.request({ port, method, path: pathAndQuery, headers, json: body, contentType: 'application/scim+json', agent, timeout: 15000 });
 
-function start(args, extraEnv) {
-  const proc = spawn(process.execPath, args, { cwd: root, env: env(extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const s of [proc.stdout, proc.stderr]) readline.createInterface({ input: s }).on('line', (l) => process.stdout.write(`[api] ${l}\n`));
-  children.add(proc);
-  proc.on('exit', () => children.delete(proc));
-  return proc;
-}
+const waitReady = (proc, port) => lib.waitReady('the api', proc, async () => {
+  const res = await request(port, 'GET', '/health/ready', {}).catch(() => null);
+  return res && res.status === 200;
+});
 
-function stop(proc) {
-  return new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-    proc.once('exit', () => resolve(clearTimeout(timer)));
-    proc.kill('SIGTERM');
-  });
-}
-
-async function waitReady(proc, port) {
-  for (const until = Date.now() + 60000; Date.now() < until; await sleep(200)) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error('the api exited before it was ready');
-    const res = await request(port, 'GET', '/health/ready', {}).catch(() => null);
-    if (res && res.status === 200) return;
-  }
-  throw new Error('the api was not ready after 60 s');
-}
-
-const { quantile } = lib;
-function summarise(times) {
-  const sorted = [...times].sort((a, b) => a - b);
-  const r = (x) => +x.toFixed(2);
-  return { n: sorted.length, p50_ms: r(quantile(sorted, 0.5)), p99_ms: r(quantile(sorted, 0.99)), mean_ms: r(sorted.reduce((a, b) => a + b, 0) / sorted.length), max_ms: r(sorted[sorted.length - 1]) };
-}
+const summarise = (times) => ({ n: times.length, ...lib.summariseMs(times) });
 
 const address = (i, domain) => `user${i}@${domain}`;
 
@@ -285,14 +205,6 @@ async function grow(orgId, domain, from, to) {
   }
 }
 
-function gitCommit() {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  } catch {
-    return null;
-  }
-}
-
 function markdown(r) {
   const fmt = (n) => n.toLocaleString('en');
   const p = r.provisioning;
@@ -315,20 +227,17 @@ async function main() {
   const load = +os.loadavg()[0].toFixed(2);
   if (load > 0.5) say(`warning: the machine is busy (load average ${load}): numbers will be noisy`);
   say('building into .data/bench-scim/dist…');
-  build();
-  await recreateDatabase();
-  const { applied = [] } = admin(['migrate']);
-  const org = admin(['org', 'create', '--name', 'bench scim']);
+  lib.compileInto(distDir);
+  await lib.recreateDatabase(server, DB_NAME);
+  const tenant = lib.makeTenant(admin, { org: 'bench scim', connection: 'bench scim' });
   const domain = 'bench-scim.example';
-  admin(['org', 'domain', org.id, 'add', domain]);
-  const conn = admin(['connection', 'create', '--org', org.id, '--name', 'bench scim', '--scopes', 'all']);
-  const key = admin(['key', 'create', '--connection', conn.id]);
-  say(`created ${DB_NAME} (${applied.length} migrations), organisation ${org.id} with ${domain} verified and a key`);
+  admin(['org', 'domain', tenant.organisationId, 'add', domain]);
+  say(`created ${DB_NAME} (${tenant.applied.length} migrations), organisation ${tenant.organisationId} with ${domain} verified and a key`);
   const smtp = await smtpSink();
-  const port = await freePort();
-  agent = new https.Agent({ keepAlive: true, maxSockets: SETTINGS.provisioning_concurrency, rejectUnauthorized: false, servername: 'localhost' });
-  const api = start([__filename, '--serve'], { ...(await ensureCert()), PORT: String(port), SMTP_URL: smtp.url });
-  const headers = { authorization: `Bearer ${key.key}` };
+  const port = await lib.freePort(HOST);
+  agent = lib.keepAliveAgent(SETTINGS.provisioning_concurrency);
+  const api = lib.start('api', [__filename, '--serve'], env({ ...(await ensureCert()), PORT: String(port), SMTP_URL: smtp.url }));
+  const headers = { authorization: `Bearer ${tenant.key}` };
   let report;
   try {
     await waitReady(api, port);
@@ -340,7 +249,7 @@ async function main() {
     say(`${small.users} users: lookup p50 ${small.lookup.p50_ms} ms, p99 ${small.lookup.p99_ms} ms; first page p50 ${small.first_page.p50_ms} ms`);
     sizes.push(small);
     say(`inserting users up to ${SETTINGS.total_users} with SQL…`);
-    const grown = await grow(org.id, domain, SETTINGS.provisioned_users, SETTINGS.total_users);
+    const grown = await grow(tenant.organisationId, domain, SETTINGS.provisioned_users, SETTINGS.total_users);
     if (grown.scim_users !== SETTINGS.total_users) throw new Error(`expected ${SETTINGS.total_users} SCIM users, found ${grown.scim_users}`);
     const large = { users: SETTINGS.total_users, lookup: await lookups(port, headers, domain, SETTINGS.total_users), first_page: await firstPage(port, headers, SETTINGS.total_users) };
     say(`${large.users} users: lookup p50 ${large.lookup.p50_ms} ms, p99 ${large.lookup.p99_ms} ms; first page p50 ${large.first_page.p50_ms} ms`);
@@ -348,8 +257,8 @@ async function main() {
     report = {
       benchmark: 'SCIM: POST /scim/v2/Users provisioning and userName eq lookups at 10,000 and 100,000 users (HTTPS, keep-alive)',
       date: new Date().toISOString(),
-      commit: gitCommit(),
-      machine: { load_average_1m_before: load, node: process.version, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model.trim(), memory_gib: Math.round(os.totalmem() / 2 ** 30) },
+      commit: lib.gitCommit(),
+      machine: { load_average_1m_before: load, ...lib.machine() },
       settings: SETTINGS,
       provisioning,
       welcome_mails_received: smtp.received(),
@@ -358,14 +267,12 @@ async function main() {
       sizes,
     };
   } finally {
-    await stop(api);
+    await lib.stop(api);
     await smtp.close();
     agent.destroy();
   }
-  fs.mkdirSync(resultsDir, { recursive: true });
-  fs.writeFileSync(path.join(resultsDir, 'scim.json'), `${JSON.stringify(report, null, 2)}\n`);
   const md = markdown(report);
-  fs.writeFileSync(path.join(resultsDir, 'scim.md'), `# SCIM provisioning and lookups\n\n${md}`);
+  lib.writeResults('scim', report, md, 'SCIM provisioning and lookups');
   process.stdout.write(`\n${md}\nwritten: bench/results/scim.json, bench/results/scim.md\n`);
 }
 
@@ -375,14 +282,5 @@ if (process.argv.includes('--serve')) {
     process.exit(1);
   });
 } else {
-  process.on('exit', () => children.forEach((p) => p.kill('SIGKILL')));
-  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => Promise.all([...children].map(stop)).then(() => process.exit(130)));
-  setTimeout(() => {
-    say('gave up after 30 minutes');
-    Promise.all([...children].map(stop)).then(() => process.exit(1));
-  }, 30 * 60_000).unref();
-  main().catch((err) => {
-    process.stderr.write(`[bench:scim] FAILED: ${err.stack ?? err}\n`);
-    Promise.all([...children].map(stop)).then(() => process.exit(1));
-  });
+  lib.runMain(main, { tag: 'bench:scim', giveUpMinutes: 30 });
 }

@@ -7,20 +7,18 @@
 // Loopback only (the receiver listens on 127.0.0.1:443, so it needs root); it stops by itself and
 // kills its children on the way out. Results: bench/results/webhooks.{json,md}.
 'use strict';
-const { fork, spawn, spawnSync, execFileSync } = require('node:child_process');
+const lib = require('./lib');
+const { fork } = require('node:child_process');
 const { createHmac, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const readline = require('node:readline');
 const { Client } = require('pg');
 const { Agent, request } = require('undici');
 
-const root = path.resolve(__dirname, '..');
+const { root, sleep } = lib;
 const work = path.join(root, '.data', 'bench');
-const resultsDir = path.join(__dirname, 'results');
 const distDir = path.join(work, 'webhooks-dist');
 const SETTINGS = {
   deliveries: Number(process.env.BENCH_DELIVERIES || 20_000),
@@ -37,35 +35,13 @@ const SETTINGS = {
 };
 const TARGET = { min_ratio_to_bare: 0.25, max_p50_ms: 50, max_p99_ms: 250 };
 const SECRET = `whsec_${randomBytes(32).toString('base64url')}`;
-const children = new Set();
 
 const say = (msg) => process.stdout.write(`[bench] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const sign = (t, body) => `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`;
-
-function freePort() {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** The receiver's certificate (127.0.0.1), shared with the other benchmarks. */
 async function ensureCert() {
-  const cert = path.join(work, 'tls', 'localhost.crt');
-  const key = path.join(work, 'tls', 'localhost.key');
-  if (!fs.existsSync(cert) || !fs.existsSync(key)) {
-    const pems = await require('selfsigned').generate([{ name: 'commonName', value: 'localhost' }], {
-      keySize: 2048,
-      algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
-    });
-    fs.mkdirSync(path.dirname(cert), { recursive: true });
-    fs.writeFileSync(cert, pems.cert);
-    fs.writeFileSync(key, pems.private, { mode: 0o600 });
-  }
+  const { TLS_CERT_FILE: cert, TLS_KEY_FILE: key } = await lib.ensureCert(work);
   return { cert, key };
 }
 
@@ -77,29 +53,7 @@ function baseEnv(extra = {}) {
   };
 }
 
-function admin(args) {
-  const r = spawnSync(process.execPath, [path.join(distDir, 'apps/admin/src/main.js'), ...args, '--json'], { cwd: root, env: baseEnv(), encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`admin ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
-  const line = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
-  return JSON.parse(line);
-}
-
-function start(name, args, env) {
-  const proc = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const s of [proc.stdout, proc.stderr]) readline.createInterface({ input: s }).on('line', (l) => process.stdout.write(`[${name}] ${l}\n`));
-  children.add(proc);
-  proc.on('exit', () => children.delete(proc));
-  return proc;
-}
-
-function stop(proc) {
-  return new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
-    proc.once('exit', () => resolve(clearTimeout(timer)));
-    proc.kill('SIGTERM');
-  });
-}
+const admin = (args) => lib.admin(args, { dist: distDir, env: baseEnv() });
 
 /** The receiver in its own process, so it does not share a core's event loop with the senders it measures. */
 async function startReceiver(tls) {
@@ -107,8 +61,7 @@ async function startReceiver(tls) {
     env: { ...process.env, TLS_CERT_FILE: tls.cert, TLS_KEY_FILE: tls.key, PORT: '443' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  children.add(proc);
-  proc.on('exit', () => children.delete(proc));
+  lib.track(proc);
   const ask = (cmd) =>
     new Promise((resolve) => {
       const onMessage = (m) => {
@@ -163,29 +116,13 @@ async function bareLoop(tls, count) {
   return { deliveries: count, seconds, per_second: Math.round(count / seconds) };
 }
 
-async function waitHealthy(proc, port) {
-  for (const until = Date.now() + 60_000; Date.now() < until; await sleep(200)) {
-    if (proc.exitCode !== null) throw new Error('worker exited before it was ready');
-    const ok = await new Promise((resolve) => {
-      http.get(`http://127.0.0.1:${port}/health/ready`, (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      }).on('error', () => resolve(false));
-    });
-    if (ok) return;
-  }
-  throw new Error('worker not ready after 60 s');
-}
-
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-
-function gitCommit() {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  } catch {
-    return null;
-  }
-}
+/** The worker's health endpoint is plain HTTP. */
+const waitHealthy = (proc, port) => lib.waitReady('worker', proc, () => new Promise((resolve) => {
+  http.get(`http://127.0.0.1:${port}/health/ready`, (res) => {
+    res.resume();
+    resolve(res.statusCode === 200);
+  }).on('error', () => resolve(false));
+}));
 
 function markdown(r) {
   const s = r.settings;
@@ -210,24 +147,18 @@ function markdown(r) {
 
 async function main() {
   say(`compiling the sources into ${path.relative(root, distDir)}…`);
-  fs.rmSync(distDir, { recursive: true, force: true });
-  execFileSync(process.execPath, [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', distDir, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  lib.compileInto(distDir);
   const load = os.loadavg()[0];
   if (load > 0.5) say(`warning: load average is ${load.toFixed(2)}; numbers will be lower than on an idle machine`);
   const tls = await ensureCert();
 
-  const { applied = [] } = admin(['migrate']);
+  const { applied, organisationId, connectionId } = lib.makeTenant(admin, { org: `webhook bench ${new Date().toISOString()}`, key: false });
   say(`migrated ${SETTINGS.database_url}${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
-  const org = admin(['org', 'create', '--name', `webhook bench ${new Date().toISOString()}`]);
-  const conn = admin(['connection', 'create', '--org', org.id, '--name', 'bench', '--scopes', 'all']);
   const db = new Client({ connectionString: SETTINGS.database_url });
   await db.connect();
   const [hook] = (
     await db.query(`INSERT INTO webhooks (organisation_id, connection_id, url, events, secret) VALUES ($1, $2, 'https://127.0.0.1/bench-worker', '{conversation.ended}', $3) RETURNING id`, [
-      org.id, conn.id, SECRET,
+      organisationId, connectionId, SECRET,
     ])
   ).rows;
 
@@ -237,9 +168,9 @@ async function main() {
   const bare = await bareLoop(tls, SETTINGS.deliveries);
   say(`bare undici loop: ${bare.per_second}/s`);
 
-  const healthPort = await freePort();
+  const healthPort = await lib.freePort();
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS || '').split(' ').filter(Boolean);
-  const worker = start('worker', [...nodeArgs, path.join(__dirname, 'webhooks-worker.js')], baseEnv({
+  const worker = lib.start('worker', [...nodeArgs, path.join(__dirname, 'webhooks-worker.js')], baseEnv({
     WORKER_HEALTH_PORT: String(healthPort), WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', WEBHOOK_CONCURRENCY: String(SETTINGS.concurrency),
     DATABASE_POOL_SIZE: String(SETTINGS.worker_db_pool), NODE_EXTRA_CA_CERTS: tls.cert,
   }));
@@ -249,7 +180,7 @@ async function main() {
       db.query(
         `INSERT INTO outbox_events (organisation_id, event, data)
          SELECT $1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)) FROM generate_series(1, $2::int)`,
-        [org.id, n],
+        [organisationId, n],
       );
 
     say(`worker: ${SETTINGS.warmup} warm-up deliveries…`);
@@ -275,11 +206,11 @@ async function main() {
       const due = t0 + (i * 1000) / SETTINGS.rate_per_s;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
-      await db.query(`INSERT INTO outbox_events (organisation_id, event, data) VALUES ($1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)))`, [org.id]);
+      await db.query(`INSERT INTO outbox_events (organisation_id, event, data) VALUES ($1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)))`, [organisationId]);
     }
     await waitReceived(receiver, events, 120_000);
     const lat = (await receiver.latencies()).sort((a, b) => a - b);
-    const latency = { events, p50_ms: pct(lat, 50), p99_ms: pct(lat, 99), max_ms: lat[lat.length - 1], mean_ms: Math.round(lat.reduce((a, b) => a + b, 0) / lat.length) };
+    const latency = { events, p50_ms: lib.quantile(lat, 0.5), p99_ms: lib.quantile(lat, 0.99), max_ms: lat[lat.length - 1], mean_ms: Math.round(lat.reduce((a, b) => a + b, 0) / lat.length) };
     say(`latency: p50 ${latency.p50_ms} ms, p99 ${latency.p99_ms} ms, max ${latency.max_ms} ms`);
 
     await sleep(1000);
@@ -295,7 +226,7 @@ async function main() {
     const ratio = workerResult.per_second / bare.per_second;
     const report = {
       date: new Date().toISOString(),
-      commit: gitCommit(),
+      commit: lib.gitCommit(),
       machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? '?', node: process.version, load_average_1m_before: Number(load.toFixed(2)) },
       settings: SETTINGS,
       bare,
@@ -306,13 +237,11 @@ async function main() {
       targets: TARGET,
       target_met: { ratio: ratio >= TARGET.min_ratio_to_bare, p50: latency.p50_ms < TARGET.max_p50_ms, p99: latency.p99_ms < TARGET.max_p99_ms },
     };
-    fs.mkdirSync(resultsDir, { recursive: true });
-    fs.writeFileSync(path.join(resultsDir, 'webhooks.json'), `${JSON.stringify(report, null, 2)}\n`);
-    fs.writeFileSync(path.join(resultsDir, 'webhooks.md'), `${markdown(report)}\n`);
+    lib.writeResults('webhooks', report, `${markdown(report)}\n`);
     process.stdout.write(`\n${markdown(report)}\n\n`);
-    say(`written to ${path.relative(root, resultsDir)}/webhooks.{json,md}`);
+    say('written to bench/results/webhooks.{json,md}');
   } finally {
-    await stop(worker);
+    await lib.stop(worker, 30_000); // the worker drains for up to 25 s
     receiver.proc.kill('SIGTERM');
     await db.query(`UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', finished_at = now(), next_attempt_at = NULL WHERE webhook_id = $1 AND state IN ('queued', 'waiting')`, [hook.id]);
     await db.query(`UPDATE webhooks SET deleted_at = now(), secret = '' WHERE id = $1`, [hook.id]);
@@ -320,7 +249,8 @@ async function main() {
   }
 }
 
-const killAll = () => children.forEach((c) => c.kill('SIGKILL'));
+// Its own way out: no overall time limit (each wait above has its own); children killed, not stopped.
+const { killAll } = lib;
 process.on('SIGINT', () => {
   killAll();
   process.exit(130);
