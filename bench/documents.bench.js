@@ -67,7 +67,7 @@ async function loop(total, concurrency, fn) {
 }
 
 async function main() {
-  for (const rel of ['apps/worker/src/worker.module.js', 'apps/worker/src/documents/documents-worker.module.js']) {
+  for (const rel of ['apps/worker/src/worker.module.js']) {
     if (!fs.existsSync(path.join(distDir, rel))) throw new Error(`${path.join(distDir, rel)} is missing: run npm run build first (or point BENCH_DIST at a build)`);
   }
   require('reflect-metadata');
@@ -77,7 +77,6 @@ async function main() {
   const { AppConfig } = req('libs/config/src');
   const { dataSourceOptions } = req('libs/database/src');
   const { WorkerModule } = req('apps/worker/src/worker.module');
-  const { DocumentsWorkerModule } = req('apps/worker/src/documents/documents-worker.module');
   const { TranslationProcessor } = req('apps/worker/src/documents/translation.processor');
   const { LibreTranslateEngine, TRANSLATION_JOBS, TranslationQueue } = req('libs/domain/src/documents');
 
@@ -126,7 +125,9 @@ async function main() {
     // The worker: documents already in Postgres, jobs queued while the worker is paused, then let go.
     const config = env({ TRANSLATION_CONCURRENCY: String(concurrency) });
     class BenchWorkerModule {}
-    Module({ imports: [WorkerModule.forRoot(config), DocumentsWorkerModule.forRoot()] })(BenchWorkerModule);
+    // WorkerModule wires the documents side itself (DocumentsWorkerModule): importing that again made a
+    // second translation worker that the pause and the counting below did not see, and the run hung.
+    Module({ imports: [WorkerModule.forRoot(config)] })(BenchWorkerModule);
     const ctx = await NestFactory.createApplicationContext(BenchWorkerModule, { logger: ['error', 'warn'] });
     await ctx.init();
     const worker = ctx.get(TranslationProcessor).worker;
