@@ -18,6 +18,7 @@ const SETTINGS = {
   duration_s: Number(process.env.BENCH_DURATION || 10),
   warmup_s: Number(process.env.BENCH_WARMUP || 3),
   rounds: Number(process.env.BENCH_ROUNDS || 5),
+  slice_s: Number(process.env.BENCH_SLICE || 5),
   pipelining: 1,
   keep_alive: true,
   api_log_level: 'warn',
@@ -74,25 +75,37 @@ async function warmUp(target) {
   await cannon(target.url, target.headers, SETTINGS.warmup_s);
 }
 
-/** One measured run; any non-2xx answer, error or timeout fails the benchmark. */
-async function measureOnce(target, round) {
-  const r = await cannon(target.url, target.headers, SETTINGS.duration_s);
-  const result = {
-    round, rps: Math.round(r.requests.average), requests: r.requests.total,
-    latency_ms: { p50: r.latency.p50, p99: r.latency.p99, mean: r.latency.average, max: r.latency.max },
-    non_2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts,
-  };
-  say(`round ${round} ${target.name}: ${result.rps} req/s, p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms, non-2xx ${result.non_2xx}`);
-  if (result.non_2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`${target.name} answered ${result.non_2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts: the numbers are not valid`);
+/** One measured slice; any non-2xx answer, error or timeout fails the benchmark. */
+async function measureSlice(target) {
+  const r = await cannon(target.url, target.headers, SETTINGS.slice_s);
+  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
+    throw new Error(`${target.name} answered ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts: the numbers are not valid`);
   }
+  return r;
+}
+
+/** A target's round: its slices' requests over their time; latencies are the median of the slices'. */
+function combineSlices(target, round, slices) {
+  const requests = slices.reduce((n, r) => n + r.requests.total, 0);
+  const seconds = slices.reduce((n, r) => n + r.duration, 0);
+  const result = {
+    round, rps: Math.round(requests / seconds), requests, seconds: +seconds.toFixed(2), slices: slices.length,
+    latency_ms: {
+      p50: median(slices.map((r) => r.latency.p50)),
+      p99: median(slices.map((r) => r.latency.p99)),
+      mean: +(slices.reduce((n, r) => n + r.latency.average * r.requests.total, 0) / requests).toFixed(2),
+      max: Math.max(...slices.map((r) => r.latency.max)),
+    },
+    non_2xx: 0, errors: 0, timeouts: 0,
+  };
+  say(`round ${round} ${target.name}: ${result.rps} req/s, p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms`);
   return result;
 }
 
-const median = (xs) => {
+function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
+}
 
 /** A target's figure: the median over its rounds of each number (rounds are kept in the JSON). */
 function summarise(runs) {
@@ -128,7 +141,7 @@ function markdown(report) {
     `| ${label} | ${r.rps} | ${r.latency_ms.p50} | ${r.latency_ms.p99} | ${r.non_2xx} | ${vsNest} | ${vsNode} |`;
   return [
     `- run ${report.date} on ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, commit ${report.commit ?? '?'}, load average before ${report.machine.load_average_1m_before}`,
-    `- ${s.connections} connections, pipelining ${s.pipelining}, HTTPS keep-alive; each target warmed up ${s.warmup_s} s, then ${s.rounds} rounds of ${s.duration_s} s per target in rotating order, one target at a time, load generator on the same machine; figures are medians over the rounds`,
+    `- ${s.connections} connections, pipelining ${s.pipelining}, HTTPS keep-alive; each target warmed up ${s.warmup_s} s, then ${s.rounds} rounds of ${s.duration_s} s per target, each cut in ${s.slice_s} s slices alternating between the targets in rotating order (one target under load at a time, load generator on the same machine); figures are medians over the rounds`,
     `- api: NODE_ENV=${s.api_node_env}, LOG_LEVEL=${s.api_log_level}, AUTH_CACHE_TTL_SECONDS=${s.auth_cache_ttl_s}, local Postgres and Redis`,
     '',
     '| target | req/s (median of rounds) | p50 ms | p99 ms | non-2xx | vs bare Nest | vs bare node |',
@@ -157,14 +170,20 @@ async function main() {
   const targets = [api, await startReference('bare-nest', tls, bodyFile, api.body), await startReference('bare-node', tls, bodyFile, api.body)];
   for (const t of targets) Object.assign(t, { url: `https://${HOST}:${t.port}/v1/me`, headers: { authorization: `Bearer ${tenant.key}` } });
   for (const t of targets) await warmUp(t);
-  // Rounds in a rotating order, so that a machine getting faster or slower during the run
-  // (shared hosts do) weighs on every target alike instead of on whichever ran last.
+  // Each round gives every target duration_s of load, cut in slices of slice_s that alternate
+  // between the targets in a rotating order: a shared host's speed drifts within seconds, and
+  // this way every target meets the same drift instead of whichever ran in the slow stretch.
   const runs = Object.fromEntries(targets.map((t) => [t.name, []]));
+  const slicesPerRound = Math.max(1, Math.round(SETTINGS.duration_s / SETTINGS.slice_s));
   for (let round = 1; round <= SETTINGS.rounds; round++) {
-    for (let i = 0; i < targets.length; i++) {
-      const t = targets[(i + round - 1) % targets.length];
-      runs[t.name].push(await measureOnce(t, round));
+    const parts = Object.fromEntries(targets.map((t) => [t.name, []]));
+    for (let k = 0; k < slicesPerRound; k++) {
+      for (let i = 0; i < targets.length; i++) {
+        const t = targets[(i + k + round - 1) % targets.length];
+        parts[t.name].push(await measureSlice(t));
+      }
     }
+    for (const t of targets) runs[t.name].push(combineSlices(t, round, parts[t.name]));
   }
   await sleep(1000); // let requests still queued finish before anything shuts down
   const [apiR, nestR, nodeR] = ['api', 'bare-nest', 'bare-node'].map((n) => summarise(runs[n]));
