@@ -10,8 +10,8 @@ const isErrorHandler = (h: AnyHandler): h is ErrorRequestHandler => h.length ===
  * parameters) see it; an error thrown synchronously is passed on like `next(err)`; whatever is
  * left over (an error, 'route', 'router') goes to the outer `next`.
  *
- * Why: every `app.use` is a layer that express's router matches and calls for every request.
- * The api's front door (request id, request log, body parsing) is one layer instead of six.
+ * Why: every `app.use` is a layer that express's router matches and calls for every request;
+ * body parsing's four steps (type check, JSON, form, its error answers) are one layer here.
  */
 export function composeMiddleware(...handlers: AnyHandler[]): RequestHandler {
   return (req: Request, res: Response, done: NextFunction): void => {
