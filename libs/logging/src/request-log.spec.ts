@@ -15,21 +15,21 @@ function logger(level: string) {
   return { log: pino({ level }, sink), lines };
 }
 
-function exchange(status: number) {
+/** One request through requestLog at `level`, answered with `status`; what was logged and listened. */
+async function answer(level: string, status: number) {
+  const { log, lines } = logger(level);
   const req = { id: 'req-1', method: 'GET', path: '/v1/me', headers: { authorization: 'Bearer svc_secret' } } as unknown as Request;
-  const res = Object.assign(new EventEmitter(), { req, statusCode: status }) as unknown as Response;
-  return { req, res, finish: () => (res as unknown as EventEmitter).emit('finish') };
+  const res = Object.assign(new EventEmitter(), { req, statusCode: status });
+  requestLog(() => log)(req, res as unknown as Response);
+  const listeners = res.listenerCount('finish');
+  res.emit('finish');
+  await new Promise((r) => setImmediate(r));
+  return { lines, listeners };
 }
-
-const settle = () => new Promise((r) => setImmediate(r));
 
 describe('requestLog', () => {
   it('writes one line per request at info, with id, method, path, status and time, and no header', async () => {
-    const { log, lines } = logger('info');
-    const x = exchange(200);
-    requestLog(() => log)(x.req, x.res);
-    x.finish();
-    await settle();
+    const { lines } = await answer('info', 200);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 30, msg: 'request completed', request: { id: 'req-1', method: 'GET', path: '/v1/me' }, response: { status: 200 } });
     expect(typeof lines[0].responseTime).toBe('number');
@@ -37,21 +37,13 @@ describe('requestLog', () => {
   });
 
   it('writes a 5xx at error', async () => {
-    const { log, lines } = logger('info');
-    const x = exchange(500);
-    requestLog(() => log)(x.req, x.res);
-    x.finish();
-    await settle();
+    const { lines } = await answer('info', 500);
     expect(lines.map((l) => l.level)).toEqual([50]);
   });
 
   it('does nothing per request above info: no listener, no line', async () => {
-    const { log, lines } = logger('warn');
-    const x = exchange(500);
-    requestLog(() => log)(x.req, x.res);
-    expect((x.res as unknown as EventEmitter).listenerCount('finish')).toBe(0);
-    x.finish();
-    await settle();
+    const { lines, listeners } = await answer('warn', 500);
+    expect(listeners).toBe(0);
     expect(lines).toEqual([]);
   });
 });
