@@ -6,6 +6,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, TestApi } from './support/api';
+import { retireDeliveries } from './support/webhook-stand';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const ROOT = resolve(__dirname, '..');
@@ -58,10 +59,7 @@ describe('Webhooks: a worker killed in the middle of a burst', () => {
 
   afterAll(async () => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    await db?.query(
-      `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', next_attempt_at = NULL, finished_at = now()
-        WHERE state IN ('queued', 'waiting')`,
-    );
+    await retireDeliveries(db);
     await api?.close();
     await receiver?.close();
     rmSync(buildDir, { recursive: true, force: true });

@@ -11,14 +11,14 @@ import {
   HostResolver,
   OutboxRelay,
   verifySignature,
-  WebhooksDomainModule,
   WebhookSender,
   WebhookTls,
 } from '../libs/domain/src/webhooks';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { makeTenant, Tenant, TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
 import { RECEIVER_DOMAIN, ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookWorker } from './support/webhook-worker';
+import { MadeHook, startWebhookStand, WebhookStand } from './support/webhook-stand';
 import { until } from './support/until';
 
 type Res = { status: number; body: any };
@@ -27,40 +27,23 @@ const SLOW = 60_000;
 const WORDS = 'the patient said something private';
 
 describe('Webhooks: delivery by the worker', () => {
+  let stand: WebhookStand;
   let api: TestApi;
   let worker: INestApplicationContext;
   let receiver: WebhookReceiver;
   let db: DataSource;
-  const mail = new MailCatcher();
+  let mail: MailCatcher;
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    receiver = await WebhookReceiver.start();
-    const env = { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', SMTP_URL: await mail.start(), WORKER_HEALTH_PORT: '0' };
-    api = await startApi(env);
-    api.app.get(WebhookTls).ca = receiver.cert;
-    worker = await startWebhookWorker(AppConfig.fromEnv(env), receiver.cert);
-    db = api.app.get(DataSource);
+    stand = await startWebhookStand({}, { mail: true });
+    ({ api, worker, receiver, db } = stand);
+    mail = stand.mail!;
   }, SLOW);
-  afterAll(async () => {
-    await worker?.close();
-    // Nothing of this file may be attempted by a later file's worker.
-    await db?.query(
-      `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', next_attempt_at = NULL, finished_at = now()
-        WHERE state IN ('queued', 'waiting')`,
-    );
-    await api?.close();
-    await receiver?.close();
-    await mail.stop();
-  }, SLOW);
+  afterAll(() => stand?.close(), SLOW);
   afterEach(() => jest.restoreAllMocks());
 
-  const hook = async (t: Tenant, events: string[], label = 'd'): Promise<{ id: string; url: string; secret: string; path: string }> => {
-    const url = `https://127.0.0.1/${label}-${rand()}`;
-    const res = (await api.http().post('/v1/webhooks').set(t.auth).send({ url, events })) as unknown as Res;
-    expect(res.status).toBe(201);
-    return { ...res.body.data, path: new URL(url).pathname };
-  };
+  const hook = (t: Tenant, events: string[], label = 'd'): Promise<MadeHook> => stand.hook(t, label, events);
   const ingest = () => api.app.get(ConversationIngestService);
   const conversation = async (t: Tenant, turns = 1) => {
     const c = (await api.app.get(CasesService).open(t.organisationId, { externalRef: `REF-${rand()}` })).case;

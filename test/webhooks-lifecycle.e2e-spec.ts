@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
-import { AppConfig } from '@app/config';
 import { CasesService, Clock, ConversationIngestService, DomainError, GroupEntity, OrganisationsService, PersonEntity } from '@app/domain';
 import { getQueueToken } from '@nestjs/bullmq';
 import { MAINTENANCE_JOBS, QUEUES } from '@app/queue';
@@ -13,10 +12,10 @@ import { OutboxRelayLoop } from '../apps/worker/src/webhooks/outbox-relay.loop';
 import { WebhookMaintenanceJobs } from '../apps/worker/src/webhooks/webhook-maintenance';
 import { WEBHOOK_SCHEDULES } from '../apps/worker/src/webhooks/webhook.scheduler';
 import { DeliveryLog, DeliveryRetention } from '@app/domain';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { makeTenant, Tenant, TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
 import { WebhookReceiver } from './support/webhook-receiver';
-import { startWebhookWorker } from './support/webhook-worker';
+import { startWebhookStand, WebhookStand } from './support/webhook-stand';
 import { until } from './support/until';
 
 const SLOW = 90_000;
@@ -24,38 +23,23 @@ const DAY = 86_400_000;
 
 /** The contract's own timetable here (no scaling): a failed delivery waits a real minute for its retry. */
 describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-day sweep', () => {
+  let stand: WebhookStand;
   let api: TestApi;
   let worker: INestApplicationContext;
   let receiver: WebhookReceiver;
   let db: DataSource;
-  const mail = new MailCatcher();
+  let mail: MailCatcher;
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    receiver = await WebhookReceiver.start();
-    const env = { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', SMTP_URL: await mail.start(), WORKER_HEALTH_PORT: '0' };
-    api = await startApi(env);
-    worker = await startWebhookWorker(AppConfig.fromEnv(env), receiver.cert);
-    db = api.app.get(DataSource);
+    stand = await startWebhookStand({}, { mail: true });
+    ({ api, worker, receiver, db } = stand);
+    mail = stand.mail!;
   }, SLOW);
-  afterAll(async () => {
-    await worker?.close();
-    await db?.query(
-      `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', next_attempt_at = NULL, finished_at = now()
-        WHERE state IN ('queued', 'waiting')`,
-    );
-    await api?.close();
-    await receiver?.close();
-    await mail.stop();
-  }, SLOW);
+  afterAll(() => stand?.close(), SLOW);
   afterEach(() => jest.restoreAllMocks());
 
-  const hook = async (t: Tenant, label: string) => {
-    const url = `https://127.0.0.1/${label}-${rand()}`;
-    const res = await api.http().post('/v1/webhooks').set(t.auth).send({ url, events: ['conversation.ended'] });
-    expect(res.status).toBe(201);
-    return { ...(res.body.data as { id: string; secret: string; url: string }), path: new URL(url).pathname };
-  };
+  const hook = (t: Tenant, label: string) => stand.hook(t, label);
   const endConversation = async (t: Tenant) => {
     const ingest = api.app.get(ConversationIngestService);
     const c = (await api.app.get(CasesService).open(t.organisationId, { externalRef: `REF-${rand()}` })).case;

@@ -1,12 +1,11 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { AppConfig } from '@app/config';
 import { CasesService, ConversationIngestService } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
 import { AttemptOutcome, DeliveryAttempts, retryDelayMs, verifySignature } from '@app/domain';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { makeTenant, Tenant, TestApi } from './support/api';
 import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
-import { startWebhookWorker } from './support/webhook-worker';
+import { startWebhookStand, WebhookStand } from './support/webhook-stand';
 import { until as untilDefault } from './support/until';
 
 const until = <T>(probe: () => Promise<T | undefined | null | false>, what: string, ms = 20_000) => untilDefault(probe, what, ms);
@@ -20,6 +19,7 @@ const SLOW = 90_000;
  * (WEBHOOK_CONCURRENCY=1) shows that first attempts never wait behind retries.
  */
 describe('Webhooks: retries, the timetable, timeouts', () => {
+  let stand: WebhookStand;
   let api: TestApi;
   let worker: INestApplicationContext;
   let receiver: WebhookReceiver;
@@ -28,11 +28,8 @@ describe('Webhooks: retries, the timetable, timeouts', () => {
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    receiver = await WebhookReceiver.start();
-    const env = { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_SCALE: String(SCALE), WEBHOOK_CONCURRENCY: '1', WORKER_HEALTH_PORT: '0' };
-    api = await startApi(env);
-    worker = await startWebhookWorker(AppConfig.fromEnv(env), receiver.cert);
-    db = api.app.get(DataSource);
+    stand = await startWebhookStand({ WEBHOOK_RETRY_SCALE: String(SCALE), WEBHOOK_CONCURRENCY: '1' });
+    ({ api, worker, receiver, db } = stand);
     // Every attempt's outcome, as the queue saw it (what it scheduled next).
     const attempts = worker.get(DeliveryAttempts);
     const real = attempts.attempt.bind(attempts);
@@ -42,22 +39,9 @@ describe('Webhooks: retries, the timetable, timeouts', () => {
       return o;
     });
   }, SLOW);
-  afterAll(async () => {
-    await worker?.close();
-    await db?.query(
-      `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', next_attempt_at = NULL, finished_at = now()
-        WHERE state IN ('queued', 'waiting')`,
-    );
-    await api?.close();
-    await receiver?.close();
-  }, SLOW);
+  afterAll(() => stand?.close(), SLOW);
 
-  const hook = async (t: Tenant, label: string) => {
-    const url = `https://127.0.0.1/${label}-${rand()}`;
-    const res = await api.http().post('/v1/webhooks').set(t.auth).send({ url, events: ['conversation.ended'] });
-    expect(res.status).toBe(201);
-    return { ...(res.body.data as { id: string; secret: string }), path: new URL(url).pathname };
-  };
+  const hook = (t: Tenant, label: string) => stand.hook(t, label);
   const endConversation = async (t: Tenant) => {
     const ingest = api.app.get(ConversationIngestService);
     const c = (await api.app.get(CasesService).open(t.organisationId, { externalRef: `REF-${rand()}` })).case;
