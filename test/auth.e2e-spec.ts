@@ -1,5 +1,6 @@
 import { ApiKeysService, Clock, ConnectionsService, OrganisationsService } from '@app/domain';
 import { DataSource } from 'typeorm';
+import { PublicRoutes } from '@app/auth';
 import { makeTenant, startApi, TestApi } from './support/api';
 import { ProbeRoutesModule } from './support/probe-routes.module';
 
@@ -53,16 +54,37 @@ describe('key authentication', () => {
       expect(c.body.error.message).toBe(NO_KEY);
     });
 
-    it('answers SCIM paths in the SCIM error schema (RFC 7644 §3.12)', async () => {
+    it('answers SCIM paths in the SCIM error schema (RFC 7644 §3.12), also where no route exists', async () => {
       const res = await api.http().get('/scim/v2/NoSuchResource');
-      expect(res.status).toBe(404);
+      expect(res.status).toBe(401);
       expect(res.headers['content-type']).toMatch(/^application\/scim\+json/);
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
       expect(res.body).toEqual({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        status: '401',
+        detail: NO_KEY,
+      });
+      const t = await makeTenant(api.app);
+      const known = await api.http().get('/scim/v2/NoSuchResource').set(t.auth);
+      expect(known.status).toBe(404);
+      expect(known.headers['content-type']).toMatch(/^application\/scim\+json/);
+      expect(known.body).toEqual({
         schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
         status: '404',
         detail: expect.any(String),
       });
     });
+  });
+
+  it('reads the paths that need no key from @Public(): the description, the invitation page and the health probes', () => {
+    const routes = api.app.get(PublicRoutes);
+    expect(routes.match('/v1/openapi.json')).toEqual(expect.objectContaining({ throttled: true }));
+    expect(routes.match('/invitations/accept')).toEqual(expect.objectContaining({ throttled: true }));
+    expect(routes.match('/health/live')).toEqual(expect.objectContaining({ throttled: false }));
+    expect(routes.match('/health/ready/')).toEqual(expect.objectContaining({ throttled: false }));
+    for (const keyed of ['/v1/me', '/v1/groups/1', '/scim/v2/Users', '/v1/openapi.json/x', '/health', '/nothing']) {
+      expect(routes.match(keyed)).toBeUndefined();
+    }
   });
 
   describe('revocation takes effect on the very next call', () => {
@@ -214,6 +236,32 @@ describe('refused-key throttle (addresses from a trusted proxy)', () => {
     jest.spyOn(clock, 'now').mockReturnValue(new Date(start.getTime() + 60_000));
     expect((await api.http().get('/v1/me').set(t.auth).set(from('198.51.100.7'))).status).toBe(200);
     expect((await api.http().get('/v1/me').set(bad).set(from('198.51.100.7'))).status).toBe(401);
+  });
+
+  it('applies to every call from a blocked address (unknown paths, wrong methods, bodies, public paths) but health probes; refusals anywhere count', async () => {
+    const start = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 300_000);
+    jest.spyOn(clock, 'now').mockReturnValue(start);
+    const from = { 'X-Forwarded-For': '198.51.100.21' };
+    // Refusals on paths that do not exist, and with no key at all, count like any other.
+    for (let i = 0; i < 30; i++) expect((await api.http().get(`/v1/probe-${i}`).set(from)).status).toBe(401);
+    for (let i = 0; i < 30; i++) expect((await api.http().delete('/v1/me').set(bad).set(from)).status).toBe(401);
+    const t = await makeTenant(api.app);
+    const calls = [
+      api.http().get('/v1/nothing-here').set(t.auth).set(from),
+      api.http().delete('/v1/me').set(t.auth).set(from),
+      api.http().post('/v1/_probe/things').set(t.auth).set(from).set('Content-Type', 'application/json').send('{"name":'),
+      api.http().get('/v1/openapi.json').set(from),
+      api.http().post('/v1/openapi.json').set(from),
+      api.http().get('/invitations/accept?token=x').set(from),
+    ];
+    for (const call of calls) expectError(await call, 429, 'rate_limited');
+    const scim = await api.http().get('/scim/v2/Users').set(t.auth).set(from);
+    expect(scim.status).toBe(429);
+    expect(scim.body).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '429' });
+    // Health probes are not calls of the interface: a load balancer behind the same address keeps probing.
+    expect((await api.http().get('/health/live').set(from)).status).toBe(200);
+    // Another address is untouched.
+    expect((await api.http().get('/v1/openapi.json').set('X-Forwarded-For', '198.51.100.22')).status).toBe(200);
   });
 
   it('counts in Redis, so a second replica sees the same block', async () => {

@@ -35,9 +35,25 @@ describe('common rules of the REST interface', () => {
     expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('404 not_found for an unknown path, with or without a key', async () => {
+  it('404 not_found for an unknown path', async () => {
     expectErrorShape(await api.http().get('/v1/nothing-here').set(t.auth), 404, 'not_found');
-    expectErrorShape(await api.http().get('/v1/nothing-here'), 404, 'not_found');
+  });
+
+  it('checks the key before anything else: without a valid key an unknown path, a wrong method or a bad body is 401', async () => {
+    const bad = { Authorization: `Bearer svc_${'2'.repeat(64)}` };
+    for (const headers of [{}, bad]) {
+      expectErrorShape(await api.http().get('/v1/nothing-here').set(headers), 401, 'unauthorised');
+      expectErrorShape(await api.http().delete('/v1/me').set(headers), 401, 'unauthorised');
+      const body = await api.http().post('/v1/_probe/things').set(headers).set('Content-Type', 'application/json').send('{"name": "x",');
+      expectErrorShape(body, 401, 'unauthorised');
+      const type = await api.http().post('/v1/_probe/things').set(headers).set('Content-Type', 'text/plain').send('name=x');
+      expectErrorShape(type, 401, 'unauthorised');
+    }
+    // The public paths need no key, for any method: a wrong one is still 405.
+    const post = await api.http().post('/v1/openapi.json');
+    expectErrorShape(post, 405, 'method_not_allowed');
+    expect(post.headers.allow).toBe('GET, HEAD');
+    expect((await api.http().get('/v1/openapi.json')).status).toBe(200);
   });
 
   it('405 method_not_allowed with Allow for a known path and a wrong method', async () => {

@@ -2,6 +2,7 @@ import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
+import { KeyGate, keyCheck, PublicRoutes } from '@app/auth';
 import { AppConfig } from '@app/config';
 import { ApiExceptionFilter, ApiValidationPipe, assignRequestId, bodyParsing, RouteTable } from '@app/http';
 import { Logger, PinoLogger } from 'nestjs-pino';
@@ -30,7 +31,9 @@ export async function createApiApp(
   app.disable('x-powered-by');
   app.set('etag', false);
   // The front door, as one express layer (each layer is matched and called on every request):
-  // request id, request line, then body parsing, which passes a request without a body straight on.
+  // request id, request line, the key check (before routing, so that an unknown path, a wrong
+  // method or a bad body is refused 401 like any call without a valid key, and no body is read
+  // for such a caller), then body parsing, which passes a request without a body straight on.
   const startLog = requestLog(() => PinoLogger.root);
   const parseBody = bodyParsing({
     multipartPaths: MULTIPART_PATHS,
@@ -38,10 +41,11 @@ export async function createApiApp(
     // A text of DOCUMENT_MAX_TEXT_CHARS may need more than 1 MB of JSON; beyond its own limit the answer is 413 text_too_long.
     jsonLimits: { '/v1/documents': documentJsonLimit(config) },
   });
+  const checkKeyThenParse = keyCheck(app.get(KeyGate), app.get(PublicRoutes), parseBody);
   app.use((req: Request, res: Response, next: NextFunction) => {
     assignRequestId(req, res);
     startLog(req, res);
-    parseBody(req, res, next);
+    checkKeyThenParse(req, res, next);
   });
   const routes = new RouteTable();
   app.useGlobalFilters(new ApiExceptionFilter(routes));

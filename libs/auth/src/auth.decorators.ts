@@ -1,17 +1,24 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Scope } from '@app/domain';
 import type { Principal } from './principal';
 
 export const SCOPES_KEY = 'auth:scopes';
 export const PUBLIC_KEY = 'auth:public';
+export const UNTHROTTLED_KEY = 'auth:unthrottled';
 
 /** The scope a call needs; none means any valid key. */
 export const RequireScopes = (...scopes: Scope[]) => SetMetadata(SCOPES_KEY, scopes);
 
-/** No key at all (the OpenAPI document, health probes). */
-export const Public = () => SetMetadata(PUBLIC_KEY, true);
+/**
+ * No key at all (the OpenAPI document, the invitation page, health probes). The refused-key
+ * throttle still applies (the contract: "all calls"), except with `{ throttle: false }`, which
+ * only the health probes take: a load balancer's probes must not fail because some client
+ * behind the same address sent wrong keys.
+ */
+export const Public = (options: { throttle?: boolean } = {}) =>
+  options.throttle === false ? applyDecorators(SetMetadata(PUBLIC_KEY, true), SetMetadata(UNTHROTTLED_KEY, true)) : SetMetadata(PUBLIC_KEY, true);
 
-/** The authenticated connection of a request the guard let through. */
+/** The authenticated connection of a request the key check let through. */
 export const principalOf = (req: object): Principal => (req as { principal: Principal }).principal;
 
 /** The authenticated connection of the current call. */

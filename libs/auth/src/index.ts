@@ -4,5 +4,8 @@ export * from './bearer-auth.guard';
 export * from './bearer-token';
 export * from './client-ip';
 export * from './key-cache';
+export * from './key-check.middleware';
+export * from './key-gate';
 export * from './principal';
+export * from './public-routes';
 export * from './refused-key-throttle';

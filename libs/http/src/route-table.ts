@@ -7,6 +7,10 @@ interface RouteEntry {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A matcher for an express route path such as `/v1/groups/:id` (a trailing slash allowed, as express does). */
+export const routePattern = (path: string, flags = ''): RegExp =>
+  new RegExp(`^${path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : escape(seg))).join('/')}/?$`, flags);
+
 /** The registered routes, to answer 405 with `Allow` for a known path and a wrong method. */
 export class RouteTable {
   private entries: RouteEntry[] = [];
@@ -22,7 +26,7 @@ export class RouteTable {
       byPath.set(layer.route.path, set);
     }
     this.entries = [...byPath].map(([path, methods]) => ({
-      pattern: new RegExp(`^${path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : escape(seg))).join('/')}/?$`),
+      pattern: routePattern(path),
       methods,
     }));
   }

@@ -27,8 +27,17 @@ export class PubSub implements OnApplicationShutdown {
     return this.subscribed && this.subscriber?.status === 'ready';
   }
 
+  /**
+   * Delivers `message` to this process's own subscribers at once, then to every replica through
+   * Redis (this process hears it a second time then: handlers must be idempotent). The local
+   * delivery is what makes a change made through this replica apply to its very next call,
+   * without waiting for the round trip through Redis.
+   */
   async publish(channel: string, message: unknown): Promise<void> {
-    await this.redis.publish(this.name(channel), JSON.stringify(message));
+    const name = this.name(channel);
+    const raw = JSON.stringify(message);
+    this.deliver(name, raw);
+    await this.redis.publish(name, raw);
   }
 
   /** `onReset` runs whenever the subscription is (re)established: messages may have been missed. */
@@ -47,15 +56,7 @@ export class PubSub implements OnApplicationShutdown {
 
   private createSubscriber(): Redis {
     const sub = this.redis.duplicate({ connectionName: 'integrations-sub' });
-    sub.on('message', (channel: string, raw: string) => {
-      let message: unknown;
-      try {
-        message = JSON.parse(raw);
-      } catch {
-        return;
-      }
-      for (const h of this.handlers.get(channel) ?? []) h(message);
-    });
+    sub.on('message', (channel: string, raw: string) => this.deliver(channel, raw));
     sub.on('close', () => {
       this.subscribed = false;
       this.resetHandlers.forEach((h) => h());
@@ -67,6 +68,23 @@ export class PubSub implements OnApplicationShutdown {
     });
     sub.on('error', (err) => this.logger.warn(`subscriber: ${err.message}`));
     return sub;
+  }
+
+  /** Each handler gets its own parsed copy, as it would from Redis. */
+  private deliver(channel: string, raw: string): void {
+    for (const h of this.handlers.get(channel) ?? []) {
+      let message: unknown;
+      try {
+        message = JSON.parse(raw);
+      } catch {
+        return;
+      }
+      try {
+        h(message);
+      } catch (err) {
+        this.logger.error(`handler for ${channel} failed: ${(err as Error).message}`);
+      }
+    }
   }
 
   private name(channel: string): string {

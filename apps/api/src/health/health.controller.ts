@@ -6,9 +6,9 @@ import type { Response } from 'express';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 
-/** Liveness and readiness probes, outside /v1/ and without a key. */
+/** Liveness and readiness probes, outside /v1/, without a key and outside the refused-key throttle. */
 @ApiExcludeController()
-@Public()
+@Public({ throttle: false })
 @Controller('health')
 export class HealthController {
   private readonly logger = new Logger(HealthController.name);

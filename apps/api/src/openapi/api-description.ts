@@ -5,8 +5,10 @@ REST under \`/v1/\`, SCIM 2.0 under \`/scim/v2/\`, signed webhooks out. Only HTT
 
 **Authentication.** Every call except this document sends \`Authorization: Bearer svc_<64 lowercase hex>\`.
 A key in the query, a cookie or the body is not read. Scopes are held by the connection and gate each call.
-60 calls refused 401 from one address within a clock minute make every call from that address answer
-429 \`rate_limited\` until the next minute (\`Retry-After\` says how long).
+The key is checked before anything else: without a valid key, an unknown path, a wrong method or a
+malformed body answers 401 too, and no body is read. 60 calls refused 401 from one address within a clock
+minute make every call from that address (this document included) answer 429 \`rate_limited\` until the
+next minute (\`Retry-After\` says how long).
 
 **Answers.** A single object is \`{"data": …}\`; a list is \`{"data": […], "next_cursor": "…" | null}\`;
 an error is \`{"error": {"code": "…", "message": "…"}}\`. Every answer with a body carries \`X-Request-Id\`

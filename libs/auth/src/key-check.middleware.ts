@@ -1,0 +1,42 @@
+import { DomainError } from '@app/domain';
+import { renderError } from '@app/http';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { AuthenticatedRequest, KeyGate } from './key-gate';
+import { PublicRoutes } from './public-routes';
+
+/**
+ * The front door's key check, before routing and body parsing: a public path only meets the
+ * refused-key throttle; every other call is authenticated (429 → 401 → 403) and refused there,
+ * in the contract's envelope. An admitted call goes on to `then` (body parsing) with the
+ * principal on the request; the guard adds the route's scope check.
+ */
+export function keyCheck(gate: KeyGate, publicRoutes: PublicRoutes, then: RequestHandler): RequestHandler {
+  const refuse = (req: Request, res: Response, next: NextFunction, err: unknown): void => {
+    if (err instanceof DomainError) renderError(req, res, { code: err.code, message: err.message, headers: err.headers });
+    else next(err);
+  };
+  return (req: Request, res: Response, next: NextFunction): void => {
+    let admitted: true | Promise<true>;
+    try {
+      const open = publicRoutes.match(req.path);
+      if (open) {
+        if (open.throttled) gate.checkThrottle(req);
+        admitted = true;
+      } else {
+        admitted = gate.authenticate(req as AuthenticatedRequest);
+      }
+    } catch (err) {
+      return refuse(req, res, next, err);
+    }
+    if (admitted === true) {
+      then(req, res, next);
+      return;
+    }
+    admitted.then(
+      () => {
+        then(req, res, next);
+      },
+      (err: unknown) => refuse(req, res, next, err),
+    );
+  };
+}

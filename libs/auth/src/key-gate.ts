@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { DomainError } from '@app/domain';
+import type { Request } from 'express';
+import { readBearer } from './bearer-token';
+import { inCidrs, ParsedCidr, parseAddress, parseCidrs, resolveClientIp } from './client-ip';
+import { KeyAuthenticator } from './key-authenticator';
+import type { CachedKey, Principal } from './principal';
+import { RefusedKeyThrottle } from './refused-key-throttle';
+
+export const NO_KEY_MESSAGE = 'No API key was sent. Send the key as "Authorization: Bearer <key>".';
+export const BAD_KEY_MESSAGE = 'The API key is malformed or revoked.';
+
+export type AuthenticatedRequest = Request & { principal?: Principal };
+
+/**
+ * The key check of the contract's Authentication section, in the order a call is refused:
+ * 429 (address throttled) → 401 (no key / bad key) → 403 ip_not_allowed → 403 module_off.
+ * (403 scope_missing is the guard's: only the matched route knows its scope.) The allow-list is
+ * checked before the module so that an outside address learns nothing more.
+ *
+ * It runs at the front door, before routing and body parsing, so that every call but the public
+ * ones is refused alike: an unknown path, a wrong method or a bad body without a valid key answers
+ * 401 (and counts towards the throttle), and no body is read for a caller without one.
+ */
+@Injectable()
+export class KeyGate {
+  private readonly trusted: ParsedCidr[];
+
+  constructor(
+    private readonly throttle: RefusedKeyThrottle,
+    private readonly authenticator: KeyAuthenticator,
+    config: AppConfig,
+  ) {
+    this.trusted = parseCidrs(config.trustedProxies);
+  }
+
+  /** The caller's address (X-Forwarded-For only through TRUSTED_PROXIES). */
+  clientIp(req: Request): string {
+    return resolveClientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.trusted);
+  }
+
+  /** 429 when the caller's address is throttled; for calls that need no key. */
+  checkThrottle(req: Request): void {
+    if (this.throttle.isBlocked(this.clientIp(req))) throw this.rateLimited();
+  }
+
+  /**
+   * Puts the key's principal on `req`, or refuses. Synchronous when the key is in the cache (the
+   * common case: no promise); a refusal is thrown, or rejected when it had to wait for a lookup
+   * or for the throttle's count.
+   */
+  authenticate(req: AuthenticatedRequest): true | Promise<true> {
+    const ip = this.clientIp(req);
+    if (this.throttle.isBlocked(ip)) throw this.rateLimited();
+    const bearer = readBearer(req.headers.authorization);
+    if (bearer.kind === 'missing') return this.refuse(ip, NO_KEY_MESSAGE);
+    const found = bearer.kind === 'token' ? this.authenticator.lookup(bearer.token) : null;
+    return found instanceof Promise ? found.then((f) => this.admit(req, ip, f)) : this.admit(req, ip, found);
+  }
+
+  private admit(req: AuthenticatedRequest, ip: string, found: CachedKey | null): true | Promise<never> {
+    if (!found || found.revoked) return this.refuse(ip, BAD_KEY_MESSAGE);
+    if (found.allowlist.length > 0 && !this.allowed(ip, found.allowlist)) {
+      throw new DomainError('ip_not_allowed', 'Calls from this address are not allowed by the organisation.');
+    }
+    if (!found.moduleOn) {
+      throw new DomainError(
+        'module_off',
+        'The integrations module is off for this organisation, or the current integrations data policy is not accepted.',
+      );
+    }
+    req.principal = found.principal;
+    this.authenticator.touch(found.principal.keyId);
+    return true;
+  }
+
+  private allowed(ip: string, allowlist: ParsedCidr[]): boolean {
+    const addr = parseAddress(ip);
+    return addr !== null && inCidrs(addr, allowlist);
+  }
+
+  private async refuse(ip: string, message: string): Promise<never> {
+    if (await this.throttle.refuse(ip)) throw this.rateLimited();
+    throw new DomainError('unauthorised', message, { 'WWW-Authenticate': 'Bearer realm="integrations"' });
+  }
+
+  private rateLimited(): DomainError {
+    return new DomainError(
+      'rate_limited',
+      'Too many calls from this address were refused for a missing or wrong key. Wait for the next minute.',
+      { 'Retry-After': String(this.throttle.retryAfterSeconds()) },
+    );
+  }
+}
