@@ -1,6 +1,6 @@
-import { ApiKeysService, Clock, ConnectionsService, OrganisationsService } from '@app/domain';
+import { ApiKeysService, Clock, ConnectionsService, hashKey, OrganisationsService } from '@app/domain';
 import { DataSource } from 'typeorm';
-import { PublicRoutes } from '@app/auth';
+import { KeyCache, PublicRoutes } from '@app/auth';
 import { makeTenant, startApi, TestApi } from './support/api';
 import { ProbeRoutesModule } from './support/probe-routes.module';
 
@@ -289,6 +289,20 @@ describe('refused-key throttle (addresses from a trusted proxy)', () => {
 });
 
 describe('cache invalidation across replicas', () => {
+  it('a change through a replica drops its own cached entry before the change returns (no wait for Redis)', async () => {
+    const a = await startApi();
+    try {
+      const t = await makeTenant(a.app);
+      expect((await a.http().get('/v1/me').set(t.auth)).status).toBe(200);
+      const cache = a.app.get(KeyCache);
+      expect(cache.get(hashKey(t.key))).toBeDefined();
+      await a.app.get(ApiKeysService).revoke(t.keyId);
+      expect(cache.get(hashKey(t.key))).toBeUndefined();
+    } finally {
+      await a.close();
+    }
+  });
+
   it('a key revoked through one replica is refused by another on the next call', async () => {
     const a = await startApi();
     const b = await startApi();
