@@ -1,4 +1,5 @@
 import { ConnectionsService } from '@app/domain';
+import { DataSource } from 'typeorm';
 import { request as httpRequest } from 'node:http';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { ProbeRoutesModule } from './support/probe-routes.module';
@@ -99,6 +100,40 @@ describe('common rules of the REST interface', () => {
     expect(wrongType.body.error.message).toMatch(/^name: /);
     const array = await api.http().post('/v1/_probe/things').set(t.auth).send([{ name: 'x' }]);
     expectErrorShape(array, 422, 'validation_failed');
+  });
+
+  it('422 naming the field for a NUL character (Postgres cannot store it), 400 for JSON nested too deep; nothing is created', async () => {
+    const before = await api.app.get(DataSource).query('SELECT count(*)::int AS n FROM organisations');
+    const nul = await api.http().post('/v1/_probe/things').set(t.auth).send({ name: 'a\u0000b' });
+    expectErrorShape(nul, 422, 'validation_failed');
+    expect(nul.body.error.message).toMatch(/^name: .*NUL/);
+    const deep = `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`;
+    const res = await api.http().post('/v1/_probe/things').set(t.auth).set('Content-Type', 'application/json').send(deep);
+    expectErrorShape(res, 400, 'invalid_request');
+    expect(res.body.error.message).toContain('nested');
+    const inField = await api.http().post('/v1/_probe/things').set(t.auth).set('Content-Type', 'application/json')
+      .send(`{"name":${'['.repeat(3000)}${']'.repeat(3000)}}`);
+    expectErrorShape(inField, 400, 'invalid_request');
+    const after = await api.app.get(DataSource).query('SELECT count(*)::int AS n FROM organisations');
+    expect(after[0].n).toBe(before[0].n);
+  });
+
+  it('an id is written as answered: a leading zero names no object (404)', async () => {
+    const group = await api.http().post('/v1/groups').set(t.auth).send({ name: `zeros ${Date.now()}` });
+    expect(group.status).toBe(201);
+    expect((await api.http().get(`/v1/groups/${group.body.data.id}`).set(t.auth)).status).toBe(200);
+    for (const id of [`0${group.body.data.id}`, `00${group.body.data.id}`, '0']) {
+      expectErrorShape(await api.http().get(`/v1/groups/${id}`).set(t.auth), 404, 'not_found');
+    }
+  });
+
+  it('400 invalid_request in the envelope, with X-Request-Id, for headers over 16 KB (refused by Node before any handler)', async () => {
+    const res = await api.http().get(`/v1/_probe/connections?cursor=${'a'.repeat(20_000)}`).set(t.auth);
+    expectErrorShape(res, 400, 'invalid_request');
+    expect(res.body.error.message).toContain('16 KB');
+    expect(res.headers.connection).toBe('close');
+    // The server is unharmed.
+    expect((await api.http().get('/v1/me').set(t.auth)).status).toBe(200);
   });
 
   it('400 invalid_request for bad query parameters', async () => {

@@ -336,6 +336,12 @@ describe('SCIM Users', () => {
       const { id } = await create(t, oktaUser(`c.${rand()}@${t.domain}`));
       expectScimError(await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'add', path: `${SCIM.enterprise}:manager`, value: '999999999' })), 422, 'invalidValue');
       expectScimError(await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'add', path: `${SCIM.enterprise}:manager`, value: id })), 422, 'invalidValue');
+      // A NUL character (which Postgres cannot store) in any attribute, also through PATCH; nothing changes.
+      expectScimError(await scim(api, t, 'post', '/Users', { ...oktaUser(`n.${rand()}@${t.domain}`), externalId: 'x\u0000' }), 422, 'invalidValue');
+      const nul = await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'replace', path: 'title', value: '\u0000' }));
+      expectScimError(nul, 422, 'invalidValue');
+      expect(nul.body.detail).toContain('Operations[0].value');
+      expect((await scim(api, t, 'get', `/Users/${id}`)).body.title).not.toBe('\u0000');
     });
 
     it('PATCH: invalidPath, noTarget, mutability, invalidSyntax; a failing operation changes nothing', async () => {
@@ -377,6 +383,7 @@ describe('SCIM Users', () => {
       }
       expectScimError(await scim(api, a, 'get', '/Users/999999999999'), 404);
       expectScimError(await scim(api, a, 'get', '/Users/abc'), 404);
+      expectScimError(await scim(api, a, 'get', `/Users/0${id}`), 404);
       expect((await scim(api, a, 'get', `/Users/${id}`)).body.active).toBe(true);
     });
 

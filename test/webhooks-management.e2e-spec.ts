@@ -142,7 +142,14 @@ describe('Webhooks: management calls', () => {
       ['https://[64:ff9b::7f00:2]/x', 'loopback'],
       ['https://[2002:a00:1::1]/x', 'private'],
       ['https://[2002:c0a8:101::1]/x', 'private'],
+      ['https://[::7f00:2]/x', 'loopback'],
+      ['https://[::a00:1]/x', 'private'],
       ['not a url', 'absolute https URL'],
+      ['https:///hooks.example.com/x', 'absolute https URL'],
+      ['https:hooks.example.com/x', 'absolute https URL'],
+      ['https://@hooks.example.com/x', 'absolute https URL'],
+      ['https://hooks.example.com/a b', 'spaces'],
+      [' https://hooks.example.com/x', 'spaces'],
       ['', 'blank'],
     ])('refuses the url %s with 422 validation_failed naming url (%s)', async (url, why) => {
       const t = await makeTenant(api.app);

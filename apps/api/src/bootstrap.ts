@@ -4,7 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { KeyGate, keyCheck, PublicRoutes } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { ApiExceptionFilter, ApiValidationPipe, assignRequestId, bodyParsing, RouteTable } from '@app/http';
+import { answerClientErrors, ApiExceptionFilter, ApiValidationPipe, assignRequestId, bodyParsing, RouteTable } from '@app/http';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { requestLog } from '@app/logging';
 import { ApiModule } from './api.module';
@@ -28,6 +28,7 @@ export async function createApiApp(
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
+  answerClientErrors(app.getHttpServer());
   app.disable('x-powered-by');
   app.set('etag', false);
   // The front door, as one express layer (each layer is matched and called on every request):

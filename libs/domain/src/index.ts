@@ -2,6 +2,7 @@ export * from './common/clock';
 export * from './common/cursor';
 export * from './common/paginate';
 export * from './common/domain-error';
+export * from './common/ids';
 export * from './common/scopes';
 export * from './common/transaction-host';
 export * from './connections/api-key.entity';

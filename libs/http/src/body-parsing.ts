@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode } from '@app/domain';
 import express, { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { bodyProblem } from './body-check';
 import { composeMiddleware } from './compose-middleware';
 import { renderError } from './error-render';
 
@@ -72,6 +73,13 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
     }
     next(err);
   };
-  const parse = composeMiddleware(checkType, parseJson, parseForm, onError);
+  // What parsing accepts but nothing may store: NUL characters, and nesting deep enough to
+  // overflow a recursive validator.
+  const checkParsed: RequestHandler = (req, res, next) => {
+    const problem = req.body === undefined ? null : bodyProblem(req.body);
+    if (problem) return renderError(req, res, problem);
+    next();
+  };
+  const parse = composeMiddleware(checkType, parseJson, parseForm, checkParsed, onError);
   return (req, res, next) => (hasBody(req) ? parse(req, res, next) : next());
 }

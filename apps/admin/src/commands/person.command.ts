@@ -1,5 +1,5 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { DomainError, findAccount, joinOrganisation, OrganisationsService, parseEmail, PersonEntity, TransactionHost, validationFailed } from '@app/domain';
+import { DomainError, findAccount, isId, joinOrganisation, OrganisationsService, parseEmail, PersonEntity, TransactionHost, validationFailed } from '@app/domain';
 import { EntityManager } from 'typeorm';
 import { Command } from './command';
 
@@ -51,7 +51,7 @@ export async function addMember(app: INestApplicationContext, organisationId: st
 
 /** A group of the organisation, share-locked so it cannot be deleted before the person points at it. */
 async function groupOf(m: EntityManager, organisationId: string, groupId: string): Promise<string> {
-  const rows: Array<{ id: string }> = /^\d{1,18}$/.test(groupId)
+  const rows: Array<{ id: string }> = isId(groupId)
     ? await m.query(`SELECT id FROM groups WHERE id = $1 AND organisation_id = $2 FOR KEY SHARE`, [groupId, organisationId])
     : [];
   if (rows.length === 0) throw validationFailed('group', 'no such group in this organisation');

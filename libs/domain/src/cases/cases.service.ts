@@ -4,6 +4,7 @@ import { DomainError, notFound, validationFailed } from '../common/domain-error'
 import { Page, paginate, PageRequest } from '../common/paginate';
 import { TransactionHost } from '../common/transaction-host';
 import { CaseEntity } from './case.entity';
+import { isId } from '../common/ids';
 
 export interface OpenCaseInput {
   /** The calling system's own reference: 1 to 200 characters, not blank, kept exactly as sent. */
@@ -40,7 +41,7 @@ export class CasesService {
 
   /** Another organisation's case (or none) answers not_found. */
   async get(organisationId: string, caseId: string): Promise<CaseEntity> {
-    const found = /^\d{1,18}$/.test(caseId)
+    const found = isId(caseId)
       ? await this.tx.manager.getRepository(CaseEntity).findOneBy({ id: caseId, organisationId })
       : null;
     if (!found) throw notFound('case');
@@ -61,7 +62,7 @@ export class CasesService {
     return this.tx.run(async (m) => {
       if (input.groupId) {
         // KEY SHARE keeps the group from being deleted before this case references it.
-        const group = /^\d{1,18}$/.test(input.groupId)
+        const group = isId(input.groupId)
           ? await m.query(`SELECT id FROM groups WHERE id = $1 AND organisation_id = $2 FOR KEY SHARE`, [input.groupId, organisationId])
           : [];
         if (group.length === 0) throw validationFailed('group_id', 'no such group in this organisation');
@@ -78,7 +79,7 @@ export class CasesService {
 
   /** Closes a case (the platform's side; not a REST call). Closing a closed case changes nothing. */
   async close(caseId: string): Promise<CaseEntity> {
-    if (!/^\d{1,18}$/.test(caseId)) throw notFound('case');
+    if (!isId(caseId)) throw notFound('case');
     return this.tx.run(async (m) => {
       await m.query(
         `UPDATE cases SET status = 'closed', closed_at = now(), updated_at = now() WHERE id = $1 AND status = 'open'`,

@@ -5,6 +5,7 @@ import { AuthInvalidationPublisher } from './auth-invalidation';
 import { ApiKeyEntity } from './api-key.entity';
 import { ConnectionEntity } from './connection.entity';
 import { generateKey, hashKey, lastFour } from './key-material';
+import { isId } from '../common/ids';
 
 export const MAX_LIVE_KEYS = 2;
 
@@ -44,7 +45,7 @@ export class ApiKeysService {
   async create(connectionId: string): Promise<{ id: string; key: string; lastFour: string }> {
     return this.tx.run(async (m) => {
       // The row lock serialises concurrent creations, so two callers cannot both pass the count.
-      const conn = /^\d{1,18}$/.test(connectionId)
+      const conn = isId(connectionId)
         ? await m.getRepository(ConnectionEntity).findOne({ where: { id: connectionId }, lock: { mode: 'pessimistic_write' } })
         : null;
       if (!conn) throw notFound('connection');
@@ -68,7 +69,7 @@ export class ApiKeysService {
   /** Irreversible; the other live key of the connection keeps working. */
   async revoke(keyId: string): Promise<void> {
     await this.tx.run(async (m) => {
-      const key = /^\d{1,18}$/.test(keyId) ? await m.getRepository(ApiKeyEntity).findOneBy({ id: keyId }) : null;
+      const key = isId(keyId) ? await m.getRepository(ApiKeyEntity).findOneBy({ id: keyId }) : null;
       if (!key) throw notFound('key');
       if (!key.revokedAt) await m.getRepository(ApiKeyEntity).update({ id: key.id }, { revokedAt: () => 'now()' } as never);
       await this.invalidation.announce({ kind: 'key', id: key.id });
@@ -76,7 +77,7 @@ export class ApiKeysService {
   }
 
   async list(connectionId: string): Promise<KeyListing[]> {
-    const conn = /^\d{1,18}$/.test(connectionId)
+    const conn = isId(connectionId)
       ? await this.tx.manager.getRepository(ConnectionEntity).findOneBy({ id: connectionId })
       : null;
     if (!conn) throw notFound('connection');

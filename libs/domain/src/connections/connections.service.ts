@@ -5,6 +5,7 @@ import { TransactionHost } from '../common/transaction-host';
 import { OrganisationsService } from '../organisations/organisations.service';
 import { AuthInvalidationPublisher } from './auth-invalidation';
 import { ConnectionEntity } from './connection.entity';
+import { isId } from '../common/ids';
 
 function parseScopes(scopes: string[]): Scope[] {
   const unknown = scopes.filter((s) => !isScope(s));
@@ -32,7 +33,7 @@ export class ConnectionsService {
   }
 
   async get(id: string): Promise<ConnectionEntity> {
-    const conn = /^\d{1,18}$/.test(id) ? await this.tx.manager.getRepository(ConnectionEntity).findOneBy({ id }) : null;
+    const conn = isId(id) ? await this.tx.manager.getRepository(ConnectionEntity).findOneBy({ id }) : null;
     if (!conn) throw notFound('connection');
     return conn;
   }

@@ -9,6 +9,7 @@ import { ConversationEntity } from './conversation.entity';
 import { FactEntity } from './fact.entity';
 import { SummaryEntity } from './summary.entity';
 import { TurnEntity } from './turn.entity';
+import { isId } from '../common/ids';
 
 /** BCP 47-ish: a 2-3 letter language, then optional subtags (`en`, `pt-BR`, `zh-Hant-TW`). */
 export const LANGUAGE_CODE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
@@ -50,7 +51,7 @@ export class ConversationIngestService {
     if (a.toLowerCase() === b.toLowerCase()) throw validationFailed('language_b', 'must differ from language_a');
     return this.tx.run(async (m) => {
       // SHARE keeps the case from being closed while the conversation is being made in it.
-      const [found] = /^\d{1,18}$/.test(caseId)
+      const [found] = isId(caseId)
         ? await m.query(`SELECT organisation_id, status FROM cases WHERE id = $1 FOR SHARE`, [caseId])
         : [];
       if (!found) throw notFound('case');

@@ -10,6 +10,7 @@ import { DocumentFormat, MEDIA_TYPES } from './formats/document-format';
 import { checkLanguage } from './languages';
 import { sniffFormat } from './sniff';
 import { TranslationQueue } from './translation-queue';
+import { isId } from '../common/ids';
 
 /** Formats text sent as JSON may declare (DOCX is a file). */
 export const TEXT_INPUT_FORMATS = ['text', 'markdown', 'html'] as const;
@@ -72,7 +73,7 @@ export class DocumentsService {
 
     return this.tx.run(async (m) => {
       // FOR SHARE: the case cannot be closed until this document is in.
-      const found: Array<{ status: string }> = /^\d{1,18}$/.test(input.caseId)
+      const found: Array<{ status: string }> = isId(input.caseId)
         ? await m.query(`SELECT status FROM cases WHERE id = $1 AND organisation_id = $2 FOR SHARE`, [input.caseId, organisationId])
         : [];
       if (found.length === 0) throw validationFailed('case_id', 'no such case in this organisation');
@@ -95,7 +96,7 @@ export class DocumentsService {
 
   /** Another organisation's document (or none) answers not_found. */
   async get(organisationId: string, id: string): Promise<DocumentRecord> {
-    const rows: DocumentRow[] = /^\d{1,18}$/.test(id)
+    const rows: DocumentRow[] = isId(id)
       ? await this.tx.manager.query(`SELECT ${DOCUMENT_COLUMNS} FROM documents d WHERE d.id = $1 AND d.organisation_id = $2`, [id, organisationId])
       : [];
     if (rows.length === 0) throw notFound('document');

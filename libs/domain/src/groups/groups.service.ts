@@ -6,6 +6,7 @@ import { PeopleManagersGuard } from '../permissions/people-managers.guard';
 import { PermissionsService } from '../permissions/permissions.service';
 import { GroupEntity } from './group.entity';
 import { codeNotRemovable, groupHoldsCases, groupNameTaken, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, pgCode } from './groups.errors';
+import { isId } from '../common/ids';
 
 export type GroupCreateInput = { name: string; permissions?: string[] };
 /** Fields left undefined are kept; `permissions`, when given, replace the list. */
@@ -122,7 +123,7 @@ export class GroupsService {
 
   private async find(m: EntityManager, organisationId: string, id: string, lock = false): Promise<GroupEntity> {
     const lockMode = lock ? { lock: { mode: 'pessimistic_write' as const } } : {};
-    const group = /^\d{1,18}$/.test(id) ? await m.getRepository(GroupEntity).findOne({ where: { id, organisationId }, ...lockMode }) : null;
+    const group = isId(id) ? await m.getRepository(GroupEntity).findOne({ where: { id, organisationId }, ...lockMode }) : null;
     if (!group) throw notFound('group');
     return group;
   }

@@ -4,6 +4,7 @@ import { TransactionHost } from '../common/transaction-host';
 import { parseDomain } from '../people/email-address';
 import { OrganisationDomainEntity } from './organisation-domain.entity';
 import { OrganisationEntity } from './organisation.entity';
+import { isId } from '../common/ids';
 
 /**
  * An organisation's verified email domains (set by the operator): an address on one of them
@@ -40,7 +41,7 @@ export class DomainsService {
   }
 
   private async organisation(id: string): Promise<OrganisationEntity> {
-    const org = /^\d{1,18}$/.test(id) ? await this.tx.manager.getRepository(OrganisationEntity).findOneBy({ id }) : null;
+    const org = isId(id) ? await this.tx.manager.getRepository(OrganisationEntity).findOneBy({ id }) : null;
     if (!org) throw notFound('organisation');
     return org;
   }

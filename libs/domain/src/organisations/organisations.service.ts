@@ -5,6 +5,7 @@ import { TransactionHost } from '../common/transaction-host';
 import { AuthInvalidationPublisher } from '../connections/auth-invalidation';
 import { OrganisationEntity } from './organisation.entity';
 import { PolicyVersionEntity } from './policy-version.entity';
+import { isId } from '../common/ids';
 
 /** Normalises a CIDR (or a bare address, taken as a single host); throws on anything else. */
 export function normaliseCidr(input: string): string {
@@ -48,7 +49,7 @@ export class OrganisationsService {
   }
 
   async get(id: string): Promise<OrganisationEntity> {
-    const org = /^\d{1,18}$/.test(id)
+    const org = isId(id)
       ? await this.tx.manager.getRepository(OrganisationEntity).findOneBy({ id })
       : null;
     if (!org) throw notFound('organisation');

@@ -2,6 +2,7 @@ import { EntityManager } from 'typeorm';
 import { validationFailed } from '../common/domain-error';
 import { GroupEntity } from '../groups/group.entity';
 import { PermissionsService } from '../permissions/permissions.service';
+import { isId } from '../common/ids';
 
 /**
  * The group a person is being put into: it must be in the same organisation (else 422 naming
@@ -15,7 +16,7 @@ export async function assignableGroup(
   organisationId: string,
   groupId: string,
 ): Promise<GroupEntity> {
-  const group = /^\d{1,18}$/.test(groupId)
+  const group = isId(groupId)
     ? await m
         .getRepository(GroupEntity)
         .createQueryBuilder('g')

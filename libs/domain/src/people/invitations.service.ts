@@ -11,6 +11,7 @@ import { InvitationClosedError } from './invitation.errors';
 import { InvitationEntity } from './invitation.entity';
 import { hashInvitationToken, INVITATION_TOKEN_FORMAT } from './invitation-token';
 import { PersonEntity } from './person.entity';
+import { isId } from '../common/ids';
 
 /** An invitation by its emailed token (the accept page) or by id (the operator's CLI). */
 export type InvitationRef = { token: string } | { id: string };
@@ -46,7 +47,7 @@ export class InvitationsService {
   }
 
   async withdraw(organisationId: string, id: string): Promise<void> {
-    const result = /^\d{1,18}$/.test(id)
+    const result = isId(id)
       ? await this.tx.run((m) =>
           m.getRepository(InvitationEntity).update({ id, organisationId, status: 'pending' }, { status: 'withdrawn', answeredAt: () => 'now()' }),
         )
@@ -100,7 +101,7 @@ export class InvitationsService {
       if (!INVITATION_TOKEN_FORMAT.test(ref.token)) return null;
       qb.where('i.token_hash = :hash', { hash: hashInvitationToken(ref.token) });
     } else {
-      if (!/^\d{1,18}$/.test(ref.id)) return null;
+      if (!isId(ref.id)) return null;
       qb.where('i.id = :id', { id: ref.id });
     }
     return (lock ? qb.setLock('pessimistic_write') : qb).getOne();

@@ -7,6 +7,7 @@ import { PeopleManagersGuard } from '../permissions/people-managers.guard';
 import { PermissionsService } from '../permissions/permissions.service';
 import { assignableGroup } from './group-assignment';
 import { PersonEntity } from './person.entity';
+import { isId } from '../common/ids';
 
 /** The editable attributes of a member; undefined leaves a field as it is. */
 export interface PersonChange {
@@ -39,7 +40,7 @@ export class PeopleService {
   /** A member of the organisation; anyone else (another organisation's, a removed account) is not_found. */
   async get(organisationId: string, id: string, m: EntityManager = this.tx.manager, lock = false): Promise<PersonEntity> {
     const qb = m.getRepository(PersonEntity).createQueryBuilder('p').where('p.id = :id AND p.organisation_id = :organisationId', { id, organisationId });
-    const person = /^\d{1,18}$/.test(id) ? await (lock ? qb.setLock('pessimistic_write') : qb).getOne() : null;
+    const person = isId(id) ? await (lock ? qb.setLock('pessimistic_write') : qb).getOne() : null;
     if (!person) throw notFound('person');
     return person;
   }

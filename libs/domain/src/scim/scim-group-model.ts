@@ -1,6 +1,7 @@
 import { invalidValue } from './scim-error';
 import type { ScimJson } from './scim-patch';
 import { SCIM_URN } from './scim-schemas';
+import { isId } from '../common/ids';
 
 export interface ScimGroupRow {
   id: string;
@@ -59,7 +60,7 @@ export function groupFields(state: ScimJson): GroupFields {
   const list = Array.isArray(state.members) ? (state.members as ScimJson[]) : [];
   const members = list.map((m, i) => {
     const value = typeof m.value === 'string' ? m.value.trim() : '';
-    if (!/^\d{1,18}$/.test(value)) throw invalidValue(`members[${i}].value: must be the id of a User.`);
+    if (!isId(value)) throw invalidValue(`members[${i}].value: must be the id of a User.`);
     if (m.type !== undefined && String(m.type).toLowerCase() !== 'user') throw invalidValue(`members[${i}].type: only User members are supported (groups do not nest).`);
     return value;
   });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { GroupCondition } from './scim-filter';
 import { ScimGroupRow, ScimMemberRow } from './scim-group-model';
+import { isId } from '../common/ids';
 
 function where(organisationId: string, conditions: GroupCondition[]): { sql: string; params: unknown[] } {
   const params: unknown[] = [organisationId];
@@ -35,7 +36,7 @@ export class ScimGroupsRepository {
   }
 
   async get(m: EntityManager, organisationId: string, id: string, lock = false): Promise<ScimGroupRow | null> {
-    if (!/^\d{1,18}$/.test(id)) return null;
+    if (!isId(id)) return null;
     const rows: ScimGroupRow[] = await m.query(`${SELECT} WHERE g.organisation_id = $1 AND g.id = $2${lock ? ' FOR UPDATE OF g' : ''}`, [organisationId, id]);
     return rows[0] ?? null;
   }

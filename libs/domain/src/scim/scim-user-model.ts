@@ -3,6 +3,7 @@ import { parseEmail } from '../people/email-address';
 import { invalidValue } from './scim-error';
 import type { ScimJson } from './scim-patch';
 import { SCIM_URN } from './scim-schemas';
+import { isId } from '../common/ids';
 
 export interface ScimEmail {
   value: string;
@@ -161,7 +162,7 @@ export function userFields(state: ScimJson): UserFields {
   const enterprise = obj(state[SCIM_URN.enterprise]);
   const manager = obj(enterprise.manager);
   const managerId = text(manager.value);
-  if (managerId !== null && !/^\d{1,18}$/.test(managerId)) throw invalidValue(`${SCIM_URN.enterprise}:manager.value: must be the id of a User.`);
+  if (managerId !== null && !isId(managerId)) throw invalidValue(`${SCIM_URN.enterprise}:manager.value: must be the id of a User.`);
   const emails = Array.isArray(state.emails)
     ? (state.emails as ScimJson[]).map((e, i): ScimEmail => {
         if (e.value === undefined) throw invalidValue(`emails[${i}].value: is required.`);

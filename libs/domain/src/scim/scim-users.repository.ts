@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { UserCondition } from './scim-filter';
 import { emailKeys, ScimUserRow, UserFields } from './scim-user-model';
+import { isId } from '../common/ids';
 
 /**
  * SCIM users in SQL. A SCIM user is a scim_users row — an address in an organisation, with the
@@ -85,7 +86,7 @@ export class ScimUsersRepository {
 
   /** One live user; `lock` row-locks its scim_users row so concurrent writes to it queue. */
   async get(m: EntityManager, organisationId: string, id: string, lock = false): Promise<ScimUserRow | null> {
-    if (!/^\d{1,18}$/.test(id)) return null;
+    if (!isId(id)) return null;
     const w = where(organisationId, { ids: [id] });
     const rows: ScimUserRow[] = await m.query(
       `SELECT ${COLUMNS} ${FROM} LEFT JOIN groups g ON g.id = COALESCE(p.group_id, i.group_id) WHERE ${w.sql}${lock ? ' FOR UPDATE OF s' : ''}`,

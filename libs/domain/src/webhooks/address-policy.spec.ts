@@ -45,6 +45,9 @@ describe('webhook address rule', () => {
     ['64:ff9b:1::a00:1', 'NAT64'],
     ['2002:7f00:1::1', 'loopback'],
     ['2002:c0a8:101::1', 'private'],
+    ['::7f00:1', 'loopback'],
+    ['::127.0.0.1', 'loopback'],
+    ['::a00:1', 'private'],
     ['not-an-ip', 'not an IP address'],
   ])('refuses %s (%s)', (a, why) => {
     expect(addressProblem(a)).toContain(why);
@@ -54,6 +57,9 @@ describe('webhook address rule', () => {
     expect(embeddedIPv4(ipaddr.parse('::ffff:1.2.3.4'))?.toString()).toBe('1.2.3.4');
     expect(embeddedIPv4(ipaddr.parse('64:ff9b::102:304'))?.toString()).toBe('1.2.3.4');
     expect(embeddedIPv4(ipaddr.parse('2002:102:304::99'))?.toString()).toBe('1.2.3.4');
+    expect(embeddedIPv4(ipaddr.parse('::102:304'))?.toString()).toBe('1.2.3.4');
+    expect(embeddedIPv4(ipaddr.parse('::1'))).toBeNull();
+    expect(embeddedIPv4(ipaddr.parse('::'))).toBeNull();
     expect(embeddedIPv4(ipaddr.parse('2606:4700::1'))).toBeNull();
     expect(embeddedIPv4(ipaddr.parse('1.2.3.4'))).toBeNull();
   });

@@ -28,8 +28,8 @@ const RANGE_NAMES: Record<string, string> = {
 
 /**
  * The IPv4 address an IPv6 form stands for: IPv4-mapped (::ffff:a.b.c.d), IPv4-translated
- * (::ffff:0:a.b.c.d), well-known NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:AABB:CCDD::/48) all
- * reach that IPv4 host, so they are judged as it.
+ * (::ffff:0:a.b.c.d), well-known NAT64 (64:ff9b::a.b.c.d), 6to4 (2002:AABB:CCDD::/48) and
+ * IPv4-compatible (::a.b.c.d) all stand for that IPv4 host, so they are judged as it.
  */
 export function embeddedIPv4(address: Address): ipaddr.IPv4 | null {
   if (address.kind() !== 'ipv6') return null;
@@ -39,6 +39,9 @@ export function embeddedIPv4(address: Address): ipaddr.IPv4 | null {
   const p = v6.parts;
   if (range === 'rfc6145' || v6.match(NAT64_WELL_KNOWN)) return new ipaddr.IPv4([p[6] >> 8, p[6] & 0xff, p[7] >> 8, p[7] & 0xff]);
   if (range === '6to4') return new ipaddr.IPv4([p[1] >> 8, p[1] & 0xff, p[2] >> 8, p[2] & 0xff]);
+  // IPv4-compatible (::a.b.c.d, deprecated by RFC 4291; ipaddr.js calls it unicast). :: and ::1
+  // are not in `unicast` and keep their own names.
+  if (range === 'unicast' && p.slice(0, 6).every((x) => x === 0)) return new ipaddr.IPv4([p[6] >> 8, p[6] & 0xff, p[7] >> 8, p[7] & 0xff]);
   return null;
 }
 

@@ -7,6 +7,7 @@ import { TransactionHost } from '../common/transaction-host';
 import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { DELIVERY_COLUMNS, toAttempt, toDelivery } from './webhook-rows';
+import { isId } from '../common/ids';
 
 /** The channel the worker listens on for deliveries to queue now (resends). */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';
@@ -34,7 +35,7 @@ export class DeliveryLog {
 
   /** A webhook's deliveries, newest first, each with its attempts. Removed webhooks are listed too. */
   async list(webhookId: string, page: PageRequest = {}, organisationId?: string): Promise<Page<LoggedDelivery>> {
-    if (!/^\d{1,18}$/.test(webhookId)) throw notFound('webhook');
+    if (!isId(webhookId)) throw notFound('webhook');
     const [hook] = await this.tx.manager.query(`SELECT id FROM webhooks WHERE id = $1 AND ($2::bigint IS NULL OR organisation_id = $2)`, [
       webhookId,
       organisationId ?? null,

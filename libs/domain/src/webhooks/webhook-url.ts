@@ -25,6 +25,11 @@ export function parseWebhookUrl(input: string): WebhookTarget {
     throw validationFailed('url', 'must be an absolute https URL');
   }
   if (url.protocol !== 'https:') throw validationFailed('url', 'must use https');
+  // The url is kept as written, so it must be written as the parser reads it: the WHATWG parser
+  // would also take `https:host`, `https:///host` or `https://@host` (and trim spaces), which
+  // would then be stored in a form that says something else.
+  if (/\s/.test(input)) throw validationFailed('url', 'must not contain spaces');
+  if (!/^https:\/\/[^/\\@:?#]/i.test(input)) throw validationFailed('url', 'must be an absolute https URL: https://host/path');
   // The parser drops the default port, so any port left is another one.
   if (url.port !== '') throw validationFailed('url', `must use port 443, not ${url.port}`);
   if (url.username || url.password) throw validationFailed('url', 'must not carry a user name or password');

@@ -12,6 +12,7 @@ import { GIVE_UP_REASONS } from './webhook-delivery.entity';
 import { giveUpPending, toWebhook, WEBHOOK_COLUMNS } from './webhook-rows';
 import { parseWebhookUrl } from './webhook-url';
 import { WebhookEntity } from './webhook.entity';
+import { isId } from '../common/ids';
 
 /** A connection holds at most this many webhooks (removed ones do not count). */
 export const MAX_WEBHOOKS_PER_CONNECTION = 10;
@@ -28,7 +29,7 @@ export interface WebhookInput {
   events: string[];
 }
 
-const isDigits = (id: string) => /^\d{1,18}$/.test(id);
+const isDigits = (id: string) => isId(id);
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
 /** Managing a connection's webhooks: add (the secret is returned once), list, read, remove. */

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 // Until libs/domain/src/index.ts exports it: then '@app/domain'.
-import { CASE_TITLE_MAX, EXTERNAL_REF_MAX } from '@app/domain';
+import { CASE_TITLE_MAX, EXTERNAL_REF_MAX, ID_PATTERN } from '@app/domain';
 
 /** CaseCreate: the same `external_ref` again answers the existing case. */
 export class CreateCaseDto {
@@ -32,6 +32,6 @@ export class CreateCaseDto {
   })
   @IsOptional()
   @IsString()
-  @Matches(/^[0-9]{1,18}$/, { message: 'group_id must be a group id (a string of digits)' })
+  @Matches(ID_PATTERN, { message: 'group_id must be a group id (a string of digits)' })
   group_id?: string | null;
 }

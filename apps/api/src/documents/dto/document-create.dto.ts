@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 // Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
-import { TEXT_INPUT_FORMATS, type TextInputFormat } from '@app/domain';
+import { ID_PATTERN, TEXT_INPUT_FORMATS, type TextInputFormat } from '@app/domain';
 
 const CASE_DOC = 'The case to send the document in: an open case of this organisation (422 `validation_failed` naming `case_id` otherwise).';
 const TARGET_DOC = 'BCP 47 tag of the language to translate into, e.g. `es`, `pt-BR`, `zh-Hant`; it must be a supported language (see the API description).';
@@ -12,7 +12,7 @@ const SOURCE_DOC =
 class DocumentCreateFields {
   @ApiProperty({ pattern: '^[0-9]+$', example: '42', description: CASE_DOC })
   @IsString()
-  @Matches(/^[0-9]{1,18}$/, { message: 'case_id must be a case id (a string of digits)' })
+  @Matches(ID_PATTERN, { message: 'case_id must be a case id (a string of digits)' })
   case_id: string;
 
   @ApiProperty({ maxLength: 35, example: 'es', description: TARGET_DOC })

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ID_PATTERN } from '@app/domain';
 
 /** PersonCreate: adds a person by address (see the operation for the rule). */
 export class CreatePersonDto {
@@ -30,6 +31,6 @@ export class CreatePersonDto {
   })
   @IsOptional()
   @IsString()
-  @Matches(/^[0-9]{1,18}$/, { message: 'group_id must be a string of digits' })
+  @Matches(ID_PATTERN, { message: 'group_id must be a group id (a string of digits)' })
   group_id?: string | null;
 }

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ID_PATTERN } from '@app/domain';
 
 /** PersonUpdate: the fields given are changed, the others kept. */
 export class UpdatePersonDto {
@@ -25,7 +26,7 @@ export class UpdatePersonDto {
   })
   @IsOptional()
   @IsString()
-  @Matches(/^[0-9]{1,18}$/, { message: 'group_id must be a string of digits' })
+  @Matches(ID_PATTERN, { message: 'group_id must be a group id (a string of digits)' })
   group_id?: string | null;
 
   @ApiPropertyOptional({ description: 'A disabled person keeps their membership but cannot sign in.' })

@@ -1,0 +1,32 @@
+import { bodyProblem, MAX_BODY_DEPTH } from './body-check';
+
+const nested = (levels: number): unknown => {
+  let v: unknown = 1;
+  for (let i = 0; i < levels; i++) v = { a: v };
+  return v;
+};
+
+describe('bodyProblem', () => {
+  it('passes ordinary bodies, including a SCIM PATCH', () => {
+    expect(bodyProblem({ name: 'x', permissions: ['a', 'b'], n: 1, b: true, z: null })).toBeNull();
+    expect(bodyProblem({ Operations: [{ op: 'add', path: 'members', value: [{ value: '1' }] }] })).toBeNull();
+    expect(bodyProblem([])).toBeNull();
+    expect(bodyProblem(nested(MAX_BODY_DEPTH))).toBeNull();
+  });
+
+  it('names the field that holds a NUL character, at any depth', () => {
+    expect(bodyProblem({ name: 'a\u0000b' })).toMatchObject({ code: 'validation_failed', message: 'name: must not contain the NUL character (U+0000)' });
+    expect(bodyProblem({ Operations: [{ value: { 'name.givenName': '\u0000' } }] })?.message).toMatch(/^Operations\[0\]\.value\.name\.givenName: /);
+    expect(bodyProblem({ list: ['ok', 'x\u0000'] })?.message).toMatch(/^list\[1\]: /);
+    expect(bodyProblem('\u0000')?.message).toMatch(/^body: /);
+    expect(bodyProblem({ 'k\u0000': 1 })).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('field name') });
+  });
+
+  it('refuses nesting deeper than the limit without recursing further', () => {
+    expect(bodyProblem(nested(MAX_BODY_DEPTH + 1))).toMatchObject({ code: 'invalid_request' });
+    expect(bodyProblem(nested(100_000))).toMatchObject({ code: 'invalid_request', message: expect.stringContaining(`${MAX_BODY_DEPTH} levels`) });
+    let arr: unknown = [];
+    for (let i = 0; i < 5000; i++) arr = [arr];
+    expect(bodyProblem(arr)).toMatchObject({ code: 'invalid_request' });
+  });
+});

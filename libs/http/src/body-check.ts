@@ -1,0 +1,42 @@
+import type { RenderedError } from './error-render';
+
+/** Deeper JSON than this is refused; the deepest body of the interface (a SCIM PATCH) needs 6. */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * What is wrong with a parsed body that no field validation would catch, or null:
+ * - nesting deeper than MAX_BODY_DEPTH (400): recursive validators would overflow the stack;
+ * - the NUL character (U+0000) in any string or field name (422, naming the field): Postgres
+ *   cannot store it in text, and no field of the interface has a use for it.
+ * The walk stops at the first problem and never recurses deeper than MAX_BODY_DEPTH + 1.
+ */
+export function bodyProblem(body: unknown): RenderedError | null {
+  const walk = (value: unknown, path: string, depth: number): RenderedError | null => {
+    if (typeof value === 'string') {
+      return value.includes('\u0000')
+        ? { code: 'validation_failed', message: `${path || 'body'}: must not contain the NUL character (U+0000)`, scimType: 'invalidValue' }
+        : null;
+    }
+    if (value === null || typeof value !== 'object') return null;
+    if (depth > MAX_BODY_DEPTH) {
+      return { code: 'invalid_request', message: `The JSON body is nested more than ${MAX_BODY_DEPTH} levels deep.`, scimType: 'invalidSyntax' };
+    }
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const found = walk(value[i], `${path}[${i}]`, depth + 1);
+        if (found) return found;
+      }
+      return null;
+    }
+    for (const key of Object.keys(value)) {
+      const at = path ? `${path}.${key}` : key;
+      if (key.includes('\u0000')) {
+        return { code: 'validation_failed', message: `${JSON.stringify(at)}: a field name must not contain the NUL character (U+0000)`, scimType: 'invalidValue' };
+      }
+      const found = walk((value as Record<string, unknown>)[key], at, depth + 1);
+      if (found) return found;
+    }
+    return null;
+  };
+  return walk(body, '', 1);
+}
