@@ -32,11 +32,12 @@ export function keyCheck(gate: KeyGate, publicRoutes: PublicRoutes, then: Reques
       then(req, res, next);
       return;
     }
-    admitted.then(
-      () => {
-        then(req, res, next);
-      },
-      (err: unknown) => refuse(req, res, next, err),
-    );
+    admitted
+      .then(
+        () => then(req, res, next),
+        (err: unknown) => refuse(req, res, next, err),
+      )
+      // Whatever throws past this point is the server's own error (500), not a refusal.
+      .catch(next);
   };
 }
