@@ -65,14 +65,17 @@ describe('key authentication', () => {
         detail: NO_KEY,
       });
       const t = await makeTenant(api.app);
-      const known = await api.http().get('/scim/v2/NoSuchResource').set(t.auth);
-      expect(known.status).toBe(404);
-      expect(known.headers['content-type']).toMatch(/^application\/scim\+json/);
-      expect(known.body).toEqual({
-        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
-        status: '404',
-        detail: expect.any(String),
-      });
+      // Express routes paths case-insensitively, so SCIM's error schema follows /SCIM/ too.
+      for (const path of ['/scim/v2/NoSuchResource', '/SCIM/v2/NoSuchResource', '/Scim/v2/Users/999999999']) {
+        const known = await api.http().get(path).set(t.auth);
+        expect(known.status).toBe(404);
+        expect(known.headers['content-type']).toMatch(/^application\/scim\+json/);
+        expect(known.body).toEqual({
+          schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+          status: '404',
+          detail: expect.any(String),
+        });
+      }
     });
   });
 

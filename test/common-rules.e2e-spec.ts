@@ -118,6 +118,13 @@ describe('common rules of the REST interface', () => {
     expect(after[0].n).toBe(before[0].n);
   });
 
+  it('400 invalid_request for a body that does not decompress as its Content-Encoding says', async () => {
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await api.http().post('/v1/_probe/things').set(t.auth).set('Content-Type', 'application/json').set('Content-Encoding', encoding).send('not compressed');
+      expectErrorShape(res, 400, 'invalid_request');
+    }
+  });
+
   it('an id is written as answered: a leading zero names no object (404)', async () => {
     const group = await api.http().post('/v1/groups').set(t.auth).send({ name: `zeros ${Date.now()}` });
     expect(group.status).toBe(201);
@@ -137,7 +144,7 @@ describe('common rules of the REST interface', () => {
   });
 
   it('400 invalid_request for bad query parameters', async () => {
-    for (const q of ['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'colour=red', 'cursor=%21%21']) {
+    for (const q of ['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'limit=0x10', 'limit=1e1', 'limit=10.0', 'limit=%2010', 'colour=red', 'cursor=%21%21']) {
       const res = await api.http().get(`/v1/_probe/connections?${q}`).set(t.auth);
       expectErrorShape(res, 400, 'invalid_request');
     }

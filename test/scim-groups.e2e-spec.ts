@@ -113,6 +113,17 @@ describe('SCIM Groups', () => {
     });
   });
 
+  it('refuses more than 1000 members in one request (422 invalidValue) at once, and changes nothing', async () => {
+    const t = await scimTenant(api);
+    const many = Array.from({ length: 1001 }, (_, i) => ({ value: String(i + 1) }));
+    const name = `Big ${rand()}`;
+    const res = await scim(api, t, 'post', '/Groups', { schemas: [SCIM.group], displayName: name, members: many });
+    expectScimError(res, 422, 'invalidValue');
+    expect(res.body.detail).toContain('members: at most 1000');
+    const listed = await scim(api, t, 'get', `/Groups?filter=${encodeURIComponent(`displayName eq "${name}"`)}`);
+    expect(listed.body.totalResults).toBe(0);
+  });
+
   describe('Entra ID', () => {
     it('creates with an extra Microsoft schema URI and externalId; reads with excludedAttributes=members', async () => {
       const t = await scimTenant(api);

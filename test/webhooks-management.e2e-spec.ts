@@ -150,6 +150,7 @@ describe('Webhooks: management calls', () => {
       ['https://@hooks.example.com/x', 'absolute https URL'],
       ['https://hooks.example.com/a b', 'spaces'],
       [' https://hooks.example.com/x', 'spaces'],
+      ['https://hooks.example.com\\x', 'backslash'],
       ['', 'blank'],
     ])('refuses the url %s with 422 validation_failed naming url (%s)', async (url, why) => {
       const t = await makeTenant(api.app);

@@ -1,4 +1,4 @@
-import { bodyProblem, MAX_BODY_DEPTH } from './body-check';
+import { bodyProblem, MAX_BODY_ARRAY, MAX_BODY_DEPTH } from './body-check';
 
 const nested = (levels: number): unknown => {
   let v: unknown = 1;
@@ -20,6 +20,15 @@ describe('bodyProblem', () => {
     expect(bodyProblem({ list: ['ok', 'x\u0000'] })?.message).toMatch(/^list\[1\]: /);
     expect(bodyProblem('\u0000')?.message).toMatch(/^body: /);
     expect(bodyProblem({ 'k\u0000': 1 })).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('field name') });
+  });
+
+  it('refuses an array longer than the limit, naming it', () => {
+    expect(bodyProblem({ members: new Array(MAX_BODY_ARRAY).fill({ value: '1' }) })).toBeNull();
+    expect(bodyProblem({ members: new Array(MAX_BODY_ARRAY + 1).fill({ value: '1' }) })).toMatchObject({
+      code: 'validation_failed',
+      message: `members: at most ${MAX_BODY_ARRAY} values in one request`,
+    });
+    expect(bodyProblem({ Operations: [{ value: { members: new Array(50_000).fill(1) } }] })?.message).toMatch(/^Operations\[0\]\.value\.members: /);
   });
 
   it('refuses nesting deeper than the limit without recursing further', () => {

@@ -2,10 +2,17 @@ import type { RenderedError } from './error-render';
 
 /** Deeper JSON than this is refused; the deepest body of the interface (a SCIM PATCH) needs 6. */
 export const MAX_BODY_DEPTH = 32;
+/**
+ * Longer arrays are refused: no list of the interface needs more in one request (SCIM clients add
+ * members by PATCH in batches; Okta and Entra send far fewer), and SCIM's multi-valued matching
+ * is quadratic, so a 50,000-member body would hold a replica's event loop for most of a minute.
+ */
+export const MAX_BODY_ARRAY = 1000;
 
 /**
  * What is wrong with a parsed body that no field validation would catch, or null:
  * - nesting deeper than MAX_BODY_DEPTH (400): recursive validators would overflow the stack;
+ * - an array of more than MAX_BODY_ARRAY values (422, naming the field);
  * - the NUL character (U+0000) in any string or field name (422, naming the field): Postgres
  *   cannot store it in text, and no field of the interface has a use for it.
  * The walk stops at the first problem and never recurses deeper than MAX_BODY_DEPTH + 1.
@@ -22,6 +29,9 @@ export function bodyProblem(body: unknown): RenderedError | null {
       return { code: 'invalid_request', message: `The JSON body is nested more than ${MAX_BODY_DEPTH} levels deep.`, scimType: 'invalidSyntax' };
     }
     if (Array.isArray(value)) {
+      if (value.length > MAX_BODY_ARRAY) {
+        return { code: 'validation_failed', message: `${path || 'body'}: at most ${MAX_BODY_ARRAY} values in one request`, scimType: 'invalidValue' };
+      }
       for (let i = 0; i < value.length; i++) {
         const found = walk(value[i], `${path}[${i}]`, depth + 1);
         if (found) return found;

@@ -71,6 +71,12 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
     if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.aborted') {
       return renderError(req, res, { code: 'invalid_request', message: 'The body is not valid JSON.', scimType: 'invalidSyntax' });
     }
+    // Anything else the parsers blame on the request (a Content-Encoding that does not
+    // decompress, a body shorter than its Content-Length…) is the caller's, not a 500.
+    const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return renderError(req, res, { code: 'invalid_request', message: 'The body could not be read (check Content-Encoding and Content-Length).', scimType: 'invalidSyntax' });
+    }
     next(err);
   };
   // What parsing accepts but nothing may store: NUL characters, and nesting deep enough to

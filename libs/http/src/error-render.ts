@@ -34,7 +34,8 @@ export interface RenderedError {
   scimType?: string;
 }
 
-export const isScimPath = (req: Request): boolean => (req.originalUrl ?? req.url).startsWith('/scim/');
+// Case-insensitive, as express routes paths: /SCIM/v2/Users reaches the SCIM controllers too.
+export const isScimPath = (req: Request): boolean => /^\/scim\//i.test(req.originalUrl ?? req.url);
 
 /**
  * Writes an error: `{error:{code,message}}` on the REST interface, RFC 7644's error schema on

@@ -29,6 +29,7 @@ export function parseWebhookUrl(input: string): WebhookTarget {
   // would also take `https:host`, `https:///host` or `https://@host` (and trim spaces), which
   // would then be stored in a form that says something else.
   if (/\s/.test(input)) throw validationFailed('url', 'must not contain spaces');
+  if (input.includes('\\')) throw validationFailed('url', 'must not contain a backslash (the parser reads it as /)');
   if (!/^https:\/\/[^/\\@:?#]/i.test(input)) throw validationFailed('url', 'must be an absolute https URL: https://host/path');
   // The parser drops the default port, so any port left is another one.
   if (url.port !== '') throw validationFailed('url', `must use port 443, not ${url.port}`);
