@@ -366,6 +366,27 @@ describe('SCIM Users', () => {
       }
     });
 
+    it('concurrent adds of one address (SCIM and REST, created or invited) make one user: the others answer 409 or 200, never 500', async () => {
+      const t = await scimTenant(api);
+      for (const address of [`race.${rand()}@${t.domain}`, `race.${rand()}@elsewhere-${rand()}.example`]) {
+        const answers = await Promise.all([
+          ...Array.from({ length: 6 }, () => scim(api, t, 'post', '/Users', oktaUser(address))),
+          ...Array.from({ length: 3 }, () => api.http().post('/v1/users').set(t.auth).send({ email: address })),
+        ]);
+        const viaScim = answers.slice(0, 6).map((r) => r.status);
+        const viaRest = answers.slice(6).map((r) => r.status);
+        // SCIM: at most one POST made the user, the others found it (409 uniqueness).
+        expect(viaScim.filter((s) => s === 201).length).toBeLessThanOrEqual(1);
+        expect(viaScim.every((s) => s === 201 || s === 409)).toBe(true);
+        // REST: one add made the person or invitation (201 / 202), the others answer it again (200 / 202).
+        expect(viaRest.filter((s) => s === 201).length).toBeLessThanOrEqual(1);
+        expect(viaRest.every((s) => [200, 201, 202].includes(s))).toBe(true);
+        expect(viaScim.includes(201) && viaRest.includes(201)).toBe(false);
+        const listed = await scim(api, t, 'get', `/Users?filter=${encodeURIComponent(`userName eq "${address}"`)}`);
+        expect(listed.body.totalResults).toBe(1);
+      }
+    });
+
     it('a person already in another organisation → 409 uniqueness', async () => {
       const a = await scimTenant(api);
       const b = await scimTenant(api);

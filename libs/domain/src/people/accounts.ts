@@ -48,3 +48,13 @@ export async function joinOrganisation(
   if (list.length === 0) return null;
   return m.getRepository(PersonEntity).findOneByOrFail({ id: String(list[0].id) });
 }
+
+/**
+ * Serialises every "add this address to this organisation" (REST `POST /v1/users`, SCIM
+ * `POST /Users`) for one address until the transaction ends, so that the check for an existing
+ * user and the write that follows see each other: without it, two adds racing through different
+ * paths could each find nothing and then trip over the other's row.
+ */
+export async function lockAddress(m: EntityManager, organisationId: string, address: string): Promise<void> {
+  await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 11))`, [`people-add:${organisationId}:${address.trim().toLowerCase()}`]);
+}

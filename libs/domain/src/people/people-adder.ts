@@ -7,7 +7,7 @@ import { TransactionHost } from '../common/transaction-host';
 import { GroupEntity } from '../groups/group.entity';
 import { OrganisationEntity } from '../organisations/organisation.entity';
 import { PermissionsService } from '../permissions/permissions.service';
-import { findAccount, joinOrganisation } from './accounts';
+import { findAccount, joinOrganisation, lockAddress } from './accounts';
 import { EmailAddress, parseEmail } from './email-address';
 import { assignableGroup } from './group-assignment';
 import { InvitationEntity, InvitationSource } from './invitation.entity';
@@ -50,6 +50,7 @@ export class PeopleAdder {
   async add(organisationId: string, input: PersonInput, source: InvitationSource, connectionId: string | null): Promise<AddOutcome> {
     const email = parseEmail(input.email);
     return this.tx.run(async (m) => {
+      await lockAddress(m, organisationId, email.address);
       const org = await m.getRepository(OrganisationEntity).findOneBy({ id: organisationId });
       if (!org) throw notFound('organisation');
       const group = input.groupId ? await assignableGroup(m, this.permissions, organisationId, input.groupId) : null;

@@ -5,6 +5,7 @@ import { DomainError, notFound } from '../common/domain-error';
 import { PG_UNIQUE_VIOLATION, pgCode } from '../groups/groups.errors';
 import { TransactionHost } from '../common/transaction-host';
 import { InvitationsService } from '../people/invitations.service';
+import { lockAddress } from '../people/accounts';
 import { PeopleAdder } from '../people/people-adder';
 import { PeopleService, PersonChange } from '../people/people.service';
 import { ScimCaller, ScimList, ScimPage } from './scim-caller';
@@ -52,6 +53,8 @@ export class ScimUsersService {
     const next = userFields(readScimResource(body, USER_RESOURCE));
     const org = caller.organisationId;
     return this.tx.run(async (m) => {
+      // Until commit, no other add of this address (SCIM or REST) runs between the check and the write.
+      await lockAddress(m, org, next.userName);
       if (await this.repo.getByAddress(m, org, next.userName)) throw uniqueness(`userName: ${next.userName} is already a User of this organisation.`);
       // Not live: a row left from a person removed through REST. A POST makes a new user, with a new id.
       await this.repo.dropStale(m, org, next.userName);
