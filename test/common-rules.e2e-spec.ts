@@ -1,6 +1,7 @@
 import { ConnectionsService } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { request as httpRequest } from 'node:http';
+import { connect as tlsConnect } from 'node:tls';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { ProbeRoutesModule } from './support/probe-routes.module';
 
@@ -179,6 +180,33 @@ describe('common rules of the REST interface', () => {
     expect(pages).toBe(3);
     const first = await api.http().get('/v1/_probe/connections').set(own.auth);
     expect(first.body.next_cursor).toBeNull();
+  });
+
+  it('answers in the envelope, with X-Request-Id, what Node would answer bare: no Host, an unknown Expect, CONNECT', async () => {
+    const raw = (text: string) =>
+      new Promise<{ head: string; body: string }>((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port: Number(new URL(api.url).port), rejectUnauthorized: false }, () => socket.write(text));
+        let got = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (d: string) => (got += d));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const [head, body = ''] = got.split('\r\n\r\n');
+          resolve({ head, body });
+        });
+        socket.setTimeout(5000, () => socket.destroy());
+      });
+    const check = (r: { head: string; body: string }, status: number, code: string) => {
+      expect(r.head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(r.head).toMatch(/\r\nx-request-id: \S+/i);
+      expect(JSON.parse(r.body)).toEqual({ error: { code, message: expect.any(String) } });
+    };
+    check(await raw(`GET /v1/me HTTP/1.1\r\nAuthorization: Bearer ${t.key}\r\nConnection: close\r\n\r\n`), 400, 'invalid_request');
+    check(await raw(`GET /v1/me HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nAuthorization: Bearer ${t.key}\r\n\r\n`), 400, 'invalid_request');
+    check(await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 405, 'method_not_allowed');
+    // HTTP/1.0 needs no Host.
+    const old = await raw(`GET /v1/me HTTP/1.0\r\nAuthorization: Bearer ${t.key}\r\n\r\n`);
+    expect(old.head).toMatch(/^HTTP\/1\.1 200 /);
   });
 
   it('does not answer plain HTTP on the HTTPS port', async () => {

@@ -4,7 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { KeyGate, keyCheck, PublicRoutes } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { answerClientErrors, ApiExceptionFilter, ApiValidationPipe, assignRequestId, bodyParsing, RouteTable } from '@app/http';
+import { answerClientErrors, ApiExceptionFilter, ApiValidationPipe, assignRequestId, bodyParsing, renderError, RouteTable } from '@app/http';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { requestLog } from '@app/logging';
 import { ApiModule } from './api.module';
@@ -22,8 +22,10 @@ export async function createApiApp(
   config: AppConfig = AppConfig.fromEnv(),
   extraModules: Type<unknown>[] = [],
 ): Promise<NestExpressApplication> {
+  // A request without Host is answered by the front door, in the envelope, not by Node's bare 400.
+  const httpsOptions = { ...(await loadTls(config)), requireHostHeader: false };
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config, extraModules), {
-    httpsOptions: await loadTls(config),
+    httpsOptions,
     bodyParser: false,
     bufferLogs: true,
   });
@@ -46,6 +48,9 @@ export async function createApiApp(
   app.use((req: Request, res: Response, next: NextFunction) => {
     assignRequestId(req, res);
     startLog(req, res);
+    if (req.headers.host === undefined && req.httpVersion === '1.1') {
+      return renderError(req, res, { code: 'invalid_request', message: 'An HTTP/1.1 request must carry a Host header.' });
+    }
     checkKeyThenParse(req, res, next);
   });
   const routes = new RouteTable();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 const MESSAGES: Record<string, string> = {
@@ -7,10 +7,28 @@ const MESSAGES: Record<string, string> = {
   ERR_HTTP_REQUEST_TIMEOUT: 'The request did not arrive in time.',
 };
 
+const envelope = (code: string, message: string): string => JSON.stringify({ error: { code, message } });
+
+/** A whole answer written straight to the socket (there is no response object), then the connection closed. */
+function writeRaw(socket: Duplex, status: string, body: string, extra = ''): void {
+  socket.end(
+    `HTTP/1.1 ${status}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\n` +
+      extra +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+}
+
 /**
- * Requests that Node refuses before any handler runs (headers over 16 KB, a request that is not
- * HTTP, one that did not arrive in time) get the contract's envelope — 400 `invalid_request` with
- * `X-Request-Id` — instead of Node's bare status line; the connection is closed after it.
+ * What Node answers by itself before any handler runs gets the contract's envelope, with
+ * `X-Request-Id`, instead of a bare status line; the connection is closed after it:
+ * - a request Node cannot take (headers over 16 KB, not HTTP, not arrived in time): 400 `invalid_request`;
+ * - an `Expect` other than `100-continue`: 400 `invalid_request` (Node's own 417 is not a status of the contract);
+ * - `CONNECT` (this is not a proxy): 405 `method_not_allowed`.
+ * (A missing `Host` is answered by the front door: the server is made with `requireHostHeader: false`.)
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
@@ -18,16 +36,19 @@ export function answerClientErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    const body = JSON.stringify({
-      error: { code: 'invalid_request', message: MESSAGES[err.code ?? ''] ?? 'The request is not valid HTTP.' },
+    writeRaw(socket, '400 Bad Request', envelope('invalid_request', MESSAGES[err.code ?? ''] ?? 'The request is not valid HTTP.'));
+  });
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = envelope('invalid_request', 'Expect: only 100-continue is supported.');
+    res.writeHead(400, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Request-Id': randomUUID(),
+      Connection: 'close',
     });
-    socket.end(
-      'HTTP/1.1 400 Bad Request\r\n' +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${randomUUID()}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
+    res.end(body);
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    writeRaw(socket, '405 Method Not Allowed', envelope('method_not_allowed', 'CONNECT is not allowed: this is not a proxy.'));
   });
 }
