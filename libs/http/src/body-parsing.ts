@@ -73,14 +73,15 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
     }
     // Anything else the parsers blame on the request (a Content-Encoding that does not
     // decompress, a body shorter than its Content-Length…) is the caller's, not a 500.
-    const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
+    const { status, statusCode } = err as { status?: number; statusCode?: number };
+    const blamed = status ?? statusCode;
+    if (typeof blamed === 'number' && blamed >= 400 && blamed < 500) {
       return renderError(req, res, { code: 'invalid_request', message: 'The body could not be read (check Content-Encoding and Content-Length).', scimType: 'invalidSyntax' });
     }
     next(err);
   };
-  // What parsing accepts but nothing may store: NUL characters, and nesting deep enough to
-  // overflow a recursive validator.
+  // What parsing accepts but nothing should take (see bodyProblem): NUL characters, arrays over
+  // 1000 values, and nesting deep enough to overflow a recursive validator.
   const checkParsed: RequestHandler = (req, res, next) => {
     const problem = req.body === undefined ? null : bodyProblem(req.body);
     if (problem) return renderError(req, res, problem);

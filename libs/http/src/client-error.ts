@@ -10,13 +10,12 @@ const MESSAGES: Record<string, string> = {
 const envelope = (code: string, message: string): string => JSON.stringify({ error: { code, message } });
 
 /** A whole answer written straight to the socket (there is no response object), then the connection closed. */
-function writeRaw(socket: Duplex, status: string, body: string, extra = ''): void {
+function writeRaw(socket: Duplex, status: string, body: string): void {
   socket.end(
     `HTTP/1.1 ${status}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${randomUUID()}\r\n` +
-      extra +
       'Connection: close\r\n\r\n' +
       body,
   );

@@ -29,7 +29,6 @@ export interface WebhookInput {
   events: string[];
 }
 
-const isDigits = (id: string) => isId(id);
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
 /** Managing a connection's webhooks: add (the secret is returned once), list, read, remove. */
@@ -69,7 +68,7 @@ export class WebhooksService {
     let after = '';
     if (page.cursor) {
       const c = decodeCursor(page.cursor);
-      if (!isDigits(c.id)) decodeCursor('!');
+      if (!isId(c.id)) decodeCursor('!');
       params.push(c.createdAt.toISOString(), c.id);
       after = 'AND (created_at, id) < ($3::timestamptz, $4::bigint)';
     }
@@ -85,7 +84,7 @@ export class WebhooksService {
 
   /** A webhook of this connection (another connection's, or a removed one, is not found). */
   async get(connectionId: string, id: string): Promise<WebhookEntity> {
-    const [row] = isDigits(id)
+    const [row] = isId(id)
       ? await this.tx.manager.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND connection_id = $2 AND deleted_at IS NULL`, [
           id,
           connectionId,
@@ -97,7 +96,7 @@ export class WebhooksService {
 
   /** Removes it for good (its secret is wiped) and gives up its queued deliveries with that reason. */
   async remove(connectionId: string, id: string): Promise<void> {
-    if (!isDigits(id)) throw notFound('webhook');
+    if (!isId(id)) throw notFound('webhook');
     await this.tx.run(async (m) => {
       const now = this.clock.now();
       const rows: Array<{ id: string }> = await m.query(

@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-// Until libs/domain/src/index.ts exports it: then '@app/domain'.
 import { CASE_TITLE_MAX, EXTERNAL_REF_MAX, ID_PATTERN } from '@app/domain';
 
 /** CaseCreate: the same `external_ref` again answers the existing case. */

@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { ID_PATTERN, TEXT_INPUT_FORMATS, type TextInputFormat } from '@app/domain';
 
 const CASE_DOC = 'The case to send the document in: an open case of this organisation (422 `validation_failed` naming `case_id` otherwise).';
