@@ -1,6 +1,7 @@
 import { ApiKeysService, Clock, ConnectionsService, hashKey, OrganisationsService } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { KeyCache, PublicRoutes } from '@app/auth';
+import { PubSub } from '@app/redis';
 import { makeTenant, startApi, TestApi } from './support/api';
 import { ProbeRoutesModule } from './support/probe-routes.module';
 
@@ -278,6 +279,26 @@ describe('refused-key throttle (addresses from a trusted proxy)', () => {
       for (let i = 0; i < 30; i++) await other.http().get('/v1/me').set(bad).set('X-Forwarded-For', '192.0.2.44').expect(401);
       expectError(await api.http().get('/v1/me').set(t.auth).set('X-Forwarded-For', '192.0.2.44'), 429, 'rate_limited');
       expectError(await other.http().get('/v1/me').set(t.auth).set('X-Forwarded-For', '192.0.2.44'), 429, 'rate_limited');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a replica that refused the address itself sees another replica\'s block even before the pub/sub message arrives', async () => {
+    const start = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 900_000);
+    jest.spyOn(clock, 'now').mockReturnValue(start);
+    const other = await startApi({ TRUSTED_PROXIES: '127.0.0.1/32' });
+    try {
+      jest.spyOn(other.app.get(Clock), 'now').mockReturnValue(start);
+      // The block's message from the other replica is lost: only the shared Redis state can tell.
+      jest.spyOn(other.app.get(PubSub), 'publish').mockResolvedValue(undefined);
+      const t = await makeTenant(api.app);
+      const from = { 'X-Forwarded-For': '192.0.2.45' };
+      await api.http().get('/v1/me').set(bad).set(from).expect(401);
+      for (let i = 0; i < 59; i++) await other.http().get('/v1/me').set(bad).set(from).expect(401);
+      expectError(await other.http().get('/v1/me').set(t.auth).set(from), 429, 'rate_limited');
+      expectError(await api.http().get('/v1/me').set(t.auth).set(from), 429, 'rate_limited');
+      expectError(await api.http().get('/v1/openapi.json').set(from), 429, 'rate_limited');
     } finally {
       await other.close();
     }

@@ -19,12 +19,8 @@ export function keyCheck(gate: KeyGate, publicRoutes: PublicRoutes, then: Reques
     let admitted: true | Promise<true>;
     try {
       const open = publicRoutes.match(req.path);
-      if (open) {
-        if (open.throttled) gate.checkThrottle(req);
-        admitted = true;
-      } else {
-        admitted = gate.authenticate(req as AuthenticatedRequest);
-      }
+      if (!open) admitted = gate.authenticate(req as AuthenticatedRequest);
+      else admitted = open.throttled ? gate.checkThrottle(req) : true;
     } catch (err) {
       return refuse(req, res, next, err);
     }

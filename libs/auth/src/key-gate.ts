@@ -41,8 +41,8 @@ export class KeyGate {
   }
 
   /** 429 when the caller's address is throttled; for calls that need no key. */
-  checkThrottle(req: Request): void {
-    if (this.throttle.isBlocked(this.clientIp(req))) throw this.rateLimited();
+  checkThrottle(req: Request): true | Promise<true> {
+    return this.unlessBlocked(this.clientIp(req), () => true);
   }
 
   /**
@@ -52,7 +52,21 @@ export class KeyGate {
    */
   authenticate(req: AuthenticatedRequest): true | Promise<true> {
     const ip = this.clientIp(req);
-    if (this.throttle.isBlocked(ip)) throw this.rateLimited();
+    return this.unlessBlocked(ip, () => this.checkKey(req, ip));
+  }
+
+  /** `then()` unless the address is throttled (429); synchronous when memory knows. */
+  private unlessBlocked<T>(ip: string, then: () => T | Promise<T>): T | Promise<T> {
+    const blocked = this.throttle.isBlocked(ip);
+    if (blocked === true) throw this.rateLimited();
+    if (blocked === false) return then();
+    return blocked.then((b) => {
+      if (b) throw this.rateLimited();
+      return then();
+    });
+  }
+
+  private checkKey(req: AuthenticatedRequest, ip: string): true | Promise<true> {
     const bearer = readBearer(req.headers.authorization);
     if (bearer.kind === 'missing') return this.refuse(ip, NO_KEY_MESSAGE);
     const found = bearer.kind === 'token' ? this.authenticator.lookup(bearer.token) : null;

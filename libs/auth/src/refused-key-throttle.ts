@@ -11,11 +11,16 @@ const CHANNEL = 'refused-key-block';
  * The refused-key throttle: once 60 calls from one address were refused 401 within a clock
  * minute, every call from that address answers 429 until the next minute. Counts live in Redis
  * (shared by every replica); blocks are also mirrored in memory through pub/sub so that calls
- * with a valid key do not pay a Redis round trip to learn they are not blocked.
+ * with a valid key do not pay a Redis round trip to learn they are not blocked. An address this
+ * replica itself refused in the current minute is asked about in Redis on each call for the rest
+ * of that minute, so a block made on another replica applies here without waiting for pub/sub;
+ * only an address this replica never refused relies on the message (about a millisecond).
  */
 @Injectable()
 export class RefusedKeyThrottle implements OnModuleInit {
   private readonly blocked = new Map<string, number>();
+  /** Addresses refused by this replica, with the minute of the last refusal. */
+  private readonly refusedHere = new Map<string, number>();
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -36,17 +41,30 @@ export class RefusedKeyThrottle implements OnModuleInit {
     await this.reload();
   }
 
-  isBlocked(ip: string): boolean {
+  /**
+   * Whether `ip` is blocked this minute: from memory, synchronously, unless this replica refused
+   * the address this minute (then one Redis lookup).
+   */
+  isBlocked(ip: string): boolean | Promise<boolean> {
+    const now = this.minute();
     const minute = this.blocked.get(ip);
-    if (minute === undefined) return false;
-    if (minute === this.minute()) return true;
-    this.blocked.delete(ip);
-    return false;
+    if (minute === now) return true;
+    if (minute !== undefined) this.blocked.delete(ip);
+    if (this.refusedHere.get(ip) !== now) return false;
+    return this.redis.sismember(this.key(`blocked:${now}`), ip).then(
+      (n) => {
+        if (n === 1) this.blocked.set(ip, now);
+        return n === 1;
+      },
+      () => false,
+    );
   }
 
   /** Counts a 401 refusal; true when the address is now over the limit for this minute. */
   async refuse(ip: string): Promise<boolean> {
     const minute = this.minute();
+    if (this.refusedHere.size > 50_000) this.refusedHere.clear();
+    this.refusedHere.set(ip, minute);
     const key = this.key(`refused:${minute}:${ip}`);
     const res = await this.redis.multi().incr(key).expire(key, 120).exec();
     const count = Number(res?.[0]?.[1] ?? 0);
