@@ -46,11 +46,13 @@ export class RefusedKeyThrottle implements OnModuleInit {
    * the address this minute (then one Redis lookup).
    */
   isBlocked(ip: string): boolean | Promise<boolean> {
-    const now = this.minute();
     const minute = this.blocked.get(ip);
+    const refused = this.refusedHere.get(ip);
+    if (minute === undefined && refused === undefined) return false; // the common case: no clock read
+    const now = this.minute();
     if (minute === now) return true;
     if (minute !== undefined) this.blocked.delete(ip);
-    if (this.refusedHere.get(ip) !== now) return false;
+    if (refused !== now) return false;
     return this.redis.sismember(this.key(`blocked:${now}`), ip).then(
       (n) => {
         if (n === 1) this.blocked.set(ip, now);
