@@ -27,6 +27,8 @@ export interface RawOptions {
   then?: 'end' | 'destroy' | 'wait';
   /** Gives up waiting for the server after this many ms (the answer then has status null). */
   timeoutMs?: number;
+  /** With 'wait': wait for the server to close the connection even after a complete answer. */
+  untilClosed?: boolean;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function rawRequest(port: number, options: RawOptions): Promise<Raw
     };
     socket.on('data', check);
   });
-  const closedAfterMs = await Promise.race([closed, gaveUp, then === 'wait' ? answered : closed]);
+  const closedAfterMs = await Promise.race([closed, gaveUp, then === 'wait' && !options.untilClosed ? answered : closed]);
   clearTimeout(timer);
   socket.destroy();
   const at = received.indexOf('\r\n\r\n');
