@@ -47,6 +47,14 @@ describe('slow clients', () => {
     expect(n).toBe(0);
   });
 
+  it('a SCIM body that stalls: 408 in the SCIM error schema', async () => {
+    const head = `POST /scim/v2/Users HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${t.auth.Authorization}\r\nContent-Type: application/scim+json\r\nContent-Length: 100\r\n\r\n`;
+    const res = await rawRequest(port, { parts: [head, '{"userName'], timeoutMs: 8000 });
+    expect(res.status).toBe(408);
+    expect(res.closedAfterMs).toBeLessThan(BOUND_MS);
+    expect(JSON.parse(res.body)).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '408', detail: expect.any(String) });
+  });
+
   it('stalled mid-headers: 408 and the connection closed within the bound', async () => {
     const res = await rawRequest(port, { parts: ['GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthor'], timeoutMs: 8000 });
     expect408(res);

@@ -48,9 +48,16 @@ export function cutStalledBodies(idleMs: number): (req: IncomingMessage, res: Se
         socket.destroy();
         return;
       }
-      const body = JSON.stringify({ error: { code: 'invalid_request', message: STALLED_BODY_MESSAGE } });
+      // Under /scim/v2/ every answer is a SCIM answer (RFC 7644's error schema).
+      const scim = /^\/scim\//i.test(req.url ?? '');
+      const body = JSON.stringify(
+        scim
+          ? { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '408', detail: STALLED_BODY_MESSAGE }
+          : { error: { code: 'invalid_request', message: STALLED_BODY_MESSAGE } },
+      );
+      const type = scim ? 'application/scim+json; charset=utf-8' : 'application/json; charset=utf-8';
       res.shouldKeepAlive = false;
-      res.writeHead(408, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+      res.writeHead(408, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
       res.end(body, () => socket.destroy());
     };
     const disarm = () => {
