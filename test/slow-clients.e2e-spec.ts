@@ -90,6 +90,14 @@ describe('slow clients', () => {
     expect(res.status === null || res.status === 408).toBe(true);
   });
 
+  it('a body that ends after an early answer leaves the keep-alive limit in force', async () => {
+    const head = `POST /v1/groups HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer svc_${'4'.repeat(64)}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n`;
+    const res = await rawRequest(port, { parts: [head, 300, '{}'], untilClosed: true, timeoutMs: 8000 });
+    expect(res.status).toBe(401);
+    expect(res.closedAfterMs).toBeGreaterThan(0);
+    expect(res.closedAfterMs).toBeLessThan(BOUND_MS);
+  });
+
   it('an idle kept-alive connection is closed after the keep-alive limit', async () => {
     const get = `GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${t.auth.Authorization}\r\n\r\n`;
     const res = await rawRequest(port, { parts: [get], untilClosed: true, timeoutMs: 8000 });

@@ -64,7 +64,8 @@ export function cutStalledBodies(idleMs: number): (req: IncomingMessage, res: Se
       req.off('timeout', stalled);
       req.off('end', disarm);
       req.off('close', disarm);
-      socket.setTimeout(0);
+      // Once the answer is out, the socket's timer is Node's keep-alive limit: not ours to clear.
+      if (!res.writableFinished) socket.setTimeout(0);
     };
     // req.setTimeout arms the socket's idle timer; Node's server emits 'timeout' on the request.
     req.setTimeout(idleMs, stalled);
