@@ -22,7 +22,21 @@ describe('answer streams that fail mid-body', () => {
     let server: HttpServer;
     let url: string;
     beforeAll(async () => {
-      server = createHttpServer((_req, res) => cutAfterHeaders(res));
+      server = createHttpServer((req, res) => {
+        if (req.url !== '/endless') return cutAfterHeaders(res);
+        // An answer past the size limit (70 MB, sent as fast as it is read).
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(1024 * 1024, 'x');
+        let sent = 0;
+        const more = () => {
+          while (sent < 70 && !res.destroyed) {
+            sent++;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end();
+        };
+        more();
+      });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/translate`;
     });
@@ -32,6 +46,11 @@ describe('answer streams that fail mid-body', () => {
       const call = callEngine({ engine: 'Stand-in', method: 'POST', url, body: '{}', timeoutMs: 2000 });
       await expect(call).rejects.toBeInstanceOf(TranslationEngineError);
       await expect(call).rejects.toMatchObject({ message: expect.stringContaining('could not be reached') });
+    });
+
+    it('an answer past the size limit is refused unread, not held in memory', async () => {
+      const call = callEngine({ engine: 'Stand-in', method: 'POST', url: url.replace('/translate', '/endless'), body: '{}', timeoutMs: 5000 });
+      await expect(call).rejects.toMatchObject({ message: expect.stringContaining('answered more than 64 MB') });
     });
   });
 
