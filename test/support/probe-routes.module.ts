@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Module, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
-import { ConnectionEntity, OrganisationsService, TransactionHost } from '@app/domain';
+import { ConnectionEntity, CursorCodec, OrganisationsService, TransactionHost } from '@app/domain';
 import { paginate, PageQueryDto } from '@app/http';
 import { Idempotent } from '@app/idempotency';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
@@ -33,6 +33,7 @@ class ProbeController {
   constructor(
     private readonly organisations: OrganisationsService,
     private readonly tx: TransactionHost,
+    private readonly cursors: CursorCodec,
   ) {}
 
   @Get('scoped')
@@ -59,7 +60,7 @@ class ProbeController {
       .getRepository(ConnectionEntity)
       .createQueryBuilder('c')
       .where('c.organisation_id = :org', { org: p.organisationId });
-    const { items, nextCursor } = await paginate(qb, page);
+    const { items, nextCursor } = await paginate(qb, page, this.cursors);
     return { data: items.map((c) => ({ id: c.id, name: c.name })), next_cursor: nextCursor };
   }
 

@@ -4,7 +4,17 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { KeyGate, keyCheck, PublicRoutes } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { answerClientErrors, ApiExceptionFilter, ApiValidationPipe, assignRequestId, bodyParsing, renderError, RouteTable } from '@app/http';
+import {
+  answerClientErrors,
+  ApiExceptionFilter,
+  ApiValidationPipe,
+  assignRequestId,
+  bodyParsing,
+  cutStalledBodies,
+  renderError,
+  RouteTable,
+  serverTimeouts,
+} from '@app/http';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { requestLog } from '@app/logging';
 import { ApiModule } from './api.module';
@@ -23,7 +33,8 @@ export async function createApiApp(
   extraModules: Type<unknown>[] = [],
 ): Promise<NestExpressApplication> {
   // A request without Host is answered by the front door, in the envelope, not by Node's bare 400.
-  const httpsOptions = { ...(await loadTls(config)), requireHostHeader: false };
+  // Slow clients are cut (stalled headers, a stalled body, a whole request too slow): see slow-clients.ts.
+  const httpsOptions = { ...(await loadTls(config)), requireHostHeader: false, ...serverTimeouts(config.http) };
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config, extraModules), {
     httpsOptions,
     bodyParser: false,
@@ -31,6 +42,8 @@ export async function createApiApp(
   });
   app.useLogger(app.get(Logger));
   answerClientErrors(app.getHttpServer());
+  // A server error after listening (e.g. out of file descriptors on accept) is logged, not fatal.
+  app.getHttpServer().on('error', (err: Error) => PinoLogger.root.error({ err }, 'https server error'));
   app.disable('x-powered-by');
   app.set('etag', false);
   // The front door, as one express layer (each layer is matched and called on every request):
@@ -45,9 +58,11 @@ export async function createApiApp(
     jsonLimits: { '/v1/documents': documentJsonLimit(config) },
   });
   const checkKeyThenParse = keyCheck(app.get(KeyGate), app.get(PublicRoutes), parseBody);
+  const watchBody = cutStalledBodies(config.http.bodyIdleTimeoutMs);
   app.use((req: Request, res: Response, next: NextFunction) => {
     assignRequestId(req, res);
     startLog(req, res);
+    watchBody(req, res);
     if (req.headers.host === undefined && req.httpVersion === '1.1') {
       return renderError(req, res, { code: 'invalid_request', message: 'An HTTP/1.1 request must carry a Host header.' });
     }

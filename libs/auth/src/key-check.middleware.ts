@@ -5,8 +5,8 @@ import { AuthenticatedRequest, KeyGate } from './key-gate';
 import { PublicRoutes } from './public-routes';
 
 /**
- * The front door's key check, before routing and body parsing: a public path only meets the
- * refused-key throttle; every other call is authenticated (429 → 401 → 403) and refused there,
+ * The front door's key check, before routing and body parsing: a public route (path and method)
+ * only meets the refused-key throttle; every other call is authenticated (429 → 401 → 403) and refused there,
  * in the contract's envelope. An admitted call goes on to `then` (body parsing) with the
  * principal on the request; the guard adds the route's scope check.
  */
@@ -18,7 +18,7 @@ export function keyCheck(gate: KeyGate, publicRoutes: PublicRoutes, then: Reques
   return (req: Request, res: Response, next: NextFunction): void => {
     let admitted: true | Promise<true>;
     try {
-      const open = publicRoutes.match(req.path);
+      const open = publicRoutes.match(req.path, req.method);
       if (!open) admitted = gate.authenticate(req as AuthenticatedRequest);
       else admitted = open.throttled ? gate.checkThrottle(req) : true;
     } catch (err) {

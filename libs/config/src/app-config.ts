@@ -57,6 +57,8 @@ export class AppConfig {
   readonly translationConcurrency: number;
   readonly documentMaxFileBytes: number;
   readonly documentMaxTextChars: number;
+  /** Limits on slow clients of the api (ms). */
+  readonly http: { headersTimeoutMs: number; bodyIdleTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
 
   constructor(env: EnvSchema) {
     this.nodeEnv = env.NODE_ENV;
@@ -100,6 +102,15 @@ export class AppConfig {
     this.translationConcurrency = env.TRANSLATION_CONCURRENCY;
     this.documentMaxFileBytes = env.DOCUMENT_MAX_FILE_BYTES;
     this.documentMaxTextChars = env.DOCUMENT_MAX_TEXT_CHARS;
+    if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+      throw new Error('Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+    }
+    this.http = {
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      bodyIdleTimeoutMs: env.HTTP_BODY_IDLE_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    };
   }
 
   /** Reads and validates the process environment (the only reader of process.env). */

@@ -102,6 +102,19 @@ export class EnvSchema {
 
   @Transform(toInt) @IsInt() @Min(1) @Max(10000000)
   DOCUMENT_MAX_TEXT_CHARS = 100000;
+
+  // Slow clients (api): see README "Deploying". Headers must be within the whole-request limit.
+  @Transform(toInt) @IsInt() @Min(1000) @Max(120000)
+  HTTP_HEADERS_TIMEOUT_MS = 10000;
+
+  @Transform(toInt) @IsInt() @Min(1000) @Max(600000)
+  HTTP_BODY_IDLE_TIMEOUT_MS = 10000;
+
+  @Transform(toInt) @IsInt() @Min(1000) @Max(3600000)
+  HTTP_REQUEST_TIMEOUT_MS = 300000;
+
+  @Transform(toInt) @IsInt() @Min(1000) @Max(600000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 5000;
 }
 
 /** Validates raw variables; throws one error listing every problem. */

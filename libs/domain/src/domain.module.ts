@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { EventsModule } from '@app/events';
 import { Clock, SystemClock } from './common/clock';
+import { CursorCodec } from './common/cursor-codec';
 import { TransactionHost } from './common/transaction-host';
 import { CasesService } from './cases/cases.service';
 import { ApiKeysService } from './connections/api-keys.service';
@@ -21,6 +22,7 @@ import { PermissionsService } from './permissions/permissions.service';
 import { WebhooksDomainModule } from './webhooks/webhooks-domain.module';
 
 const services = [
+  CursorCodec,
   OrganisationsService,
   ConnectionsService,
   ApiKeysService,

@@ -1,5 +1,6 @@
 export * from './common/clock';
 export * from './common/cursor';
+export * from './common/cursor-codec';
 export * from './common/paginate';
 export * from './common/domain-error';
 export * from './common/ids';

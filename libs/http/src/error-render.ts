@@ -42,6 +42,8 @@ export const isScimPath = (req: Request): boolean => /^\/scim\//i.test(req.origi
  * SCIM paths (status as a string, the contract's code kept in `detail`'s companion field).
  */
 export function renderError(req: Request, res: Response, err: RenderedError): void {
+  // Already answered (a stalled body was cut with 408): the reader's late error has no one to tell.
+  if (res.headersSent) return;
   const status = STATUS_BY_CODE[err.code];
   for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
   if (isScimPath(req)) {

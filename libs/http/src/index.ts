@@ -9,6 +9,7 @@ export * from './error-render';
 export * from './pagination/page-query.dto';
 export * from './request-id';
 export * from './route-table';
+export * from './slow-clients';
 // Pagination itself lives in the domain lib (services page their own queries); re-exported here.
-export { decodeCursor, encodeCursor, paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@app/domain';
+export { paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@app/domain';
 export type { CursorPosition, Page, PageRequest, PaginateOptions } from '@app/domain';

@@ -84,7 +84,11 @@ export function readMultipart(req: Request, maxFileBytes: number): Promise<Multi
     };
 
     parser.on('file', (name, stream, info) => {
+      // Every stream busboy hands out emits 'error' when the body ends inside its part: without a
+      // listener that error would end the process (one truncated request must not).
+      const cutShort = () => stop(new DomainError('invalid_request', 'The multipart body ended inside a part; send the whole body, closed by its final boundary.'));
       if (name !== FILE_FIELD) {
+        stream.on('error', cutShort);
         stream.resume();
         return stop(validationFailed(name, `is not a known field; send the document as the file part "${FILE_FIELD}"`));
       }
@@ -92,6 +96,11 @@ export function readMultipart(req: Request, maxFileBytes: number): Promise<Multi
       const hash = createHash('sha256');
       let size = 0;
       pendingFile = new Promise<void>((done) => {
+        stream.on('error', () => {
+          chunks.length = 0;
+          cutShort();
+          done();
+        });
         stream.on('data', (chunk: Buffer) => {
           if (settled) return;
           size += chunk.length;
@@ -132,7 +141,9 @@ export function readMultipart(req: Request, maxFileBytes: number): Promise<Multi
       settled = true;
       resolve({ fields, file });
     });
-    req.on('aborted', () => stop(new DomainError('invalid_request', 'The request was aborted.')));
+    const aborted = () => stop(new DomainError('invalid_request', 'The request was aborted.'));
+    req.on('aborted', aborted);
+    req.on('error', aborted);
     req.pipe(parser);
   });
 }

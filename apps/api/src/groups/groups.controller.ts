@@ -3,7 +3,7 @@ import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
 import { DigitsIdPipe, PageQueryDto, paginate } from '@app/http';
 import { Idempotent } from '@app/idempotency';
-import { GroupsService } from '@app/domain';
+import { CursorCodec, GroupsService } from '@app/domain';
 import { ApiData, ApiErrors } from '../common/api-docs';
 import { GroupDto } from './dto/group.dto';
 import { CreateGroupDto, UpdateGroupDto } from './dto/group-requests.dto';
@@ -14,14 +14,17 @@ import { ApiGroupId } from './groups.api-docs';
 @ApiTags('Groups')
 @Controller('v1/groups')
 export class GroupsController {
-  constructor(private readonly groups: GroupsService) {}
+  constructor(
+    private readonly groups: GroupsService,
+    private readonly cursors: CursorCodec,
+  ) {}
 
   @Get()
   @RequireScopes('groups:read')
   @ApiOperation({ operationId: 'listGroups', summary: 'List groups', description: 'The organisation\'s groups, newest first. Scope `groups:read`.' })
   @ApiData(GroupDto, { list: true })
   async list(@CurrentPrincipal() p: Principal, @Query() page: PageQueryDto): Promise<{ data: GroupDto[]; next_cursor: string | null }> {
-    const { items, nextCursor } = await paginate(this.groups.listQuery(p.organisationId), page);
+    const { items, nextCursor } = await paginate(this.groups.listQuery(p.organisationId), page, this.cursors);
     return { data: items.map(presentGroup), next_cursor: nextCursor };
   }
 

@@ -3,7 +3,7 @@ export const API_DESCRIPTION = `
 The one place where an organisation's own systems connect to the interpreting and translation platform.
 REST under \`/v1/\`, SCIM 2.0 under \`/scim/v2/\`, signed webhooks out. Only HTTPS is answered.
 
-**Authentication.** Every call except this document sends \`Authorization: Bearer svc_<64 lowercase hex>\`.
+**Authentication.** Every call except \`GET\` (or \`HEAD\`) of this document sends \`Authorization: Bearer svc_<64 lowercase hex>\`.
 A key in the query, a cookie or the body is not read. Scopes are held by the connection and gate each call.
 The key is checked before anything else: without a valid key, an unknown path, a wrong method or a
 malformed body answers 401 too, and no body is read. 60 calls refused 401 from one address within a clock
@@ -16,8 +16,8 @@ an error is \`{"error": {"code": "…", "message": "…"}}\`. Every answer with 
 Ids are strings of digits; timestamps are ISO 8601 in UTC ending in \`Z\`.
 
 **Lists** are newest first, paged by cursor: \`limit\` (1 to 100, default 25) and \`cursor\` (the
-\`next_cursor\` of the previous page). An unknown query parameter, a bad limit or a cursor this API did not
-issue answers 400 \`invalid_request\`.
+\`next_cursor\` of the previous page). Cursors are opaque and signed by the service. An unknown query
+parameter, a bad limit or a cursor this API did not issue (made up or altered) answers 400 \`invalid_request\`.
 
 **Idempotency.** Calls marked IK accept \`Idempotency-Key\` (1 to 255 visible ASCII characters), scoped
 to the connection and remembered for 24 hours. The same key with the same request (method, path, body)
@@ -27,5 +27,7 @@ still running it answers 409 \`idempotency_key_in_use\`; with a different reques
 
 **Errors.** Objects of another organisation answer 404, never 403. A known path with a wrong method
 answers 405 with \`Allow\`. A body field that is not known, or not valid, answers 422 \`validation_failed\`
-naming the field.
+naming the field. A request that does not arrive in time (headers within 10 seconds, a body never idle for
+10 seconds, the whole request within 300 seconds, by default) answers 408 \`invalid_request\` and the
+connection is closed.
 `.trim();

@@ -34,7 +34,8 @@ export class HealthServer implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const server = createServer((req, res) => void this.handle(req, res));
+    // A probe sends no body and a few headers: a client slower than this is not a probe.
+    const server = createServer({ headersTimeout: 5000, requestTimeout: 10_000, connectionsCheckingInterval: 1000 }, (req, res) => void this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.config.workerHealthPort, this.config.host, () => {
@@ -42,6 +43,8 @@ export class HealthServer implements OnApplicationBootstrap, BeforeApplicationSh
         resolve();
       });
     });
+    // An error after listening (e.g. out of file descriptors on accept) is logged, not fatal.
+    server.on('error', (err) => this.logger.error(`health server: ${err.message}`));
     this.server = server;
     this.logger.log(`health probes on http://${this.config.host}:${this.port}/health/{live,ready}`);
   }

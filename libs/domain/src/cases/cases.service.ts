@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { DomainError, notFound, validationFailed } from '../common/domain-error';
 import { Page, paginate, PageRequest } from '../common/paginate';
+import { CursorCodec } from '../common/cursor-codec';
 import { TransactionHost } from '../common/transaction-host';
 import { CaseEntity } from './case.entity';
 import { isId } from '../common/ids';
@@ -28,6 +29,7 @@ export class CasesService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly config: AppConfig,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /** Newest first, by cursor. */
@@ -36,7 +38,7 @@ export class CasesService {
       .getRepository(CaseEntity)
       .createQueryBuilder('c')
       .where('c.organisation_id = :org', { org: organisationId });
-    return paginate(qb, page);
+    return paginate(qb, page, this.cursors);
   }
 
   /** Another organisation's case (or none) answers not_found. */

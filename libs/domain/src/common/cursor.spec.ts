@@ -1,10 +1,34 @@
+import { randomBytes } from 'node:crypto';
 import { DomainError } from './domain-error';
 import { decodeCursor, encodeCursor } from './cursor';
+
+const KEY = randomBytes(64);
+const OTHER_KEY = randomBytes(64);
+
+const refused = (cursor: string, key = KEY) => {
+  let thrown: unknown;
+  try {
+    decodeCursor(cursor, key);
+  } catch (e) {
+    thrown = e;
+  }
+  expect(thrown).toBeInstanceOf(DomainError);
+  expect((thrown as DomainError).code).toBe('invalid_request');
+  expect((thrown as DomainError).message).toBe('cursor: is not a cursor this API issued; use next_cursor from a previous page.');
+};
 
 describe('cursor', () => {
   it('round-trips a position exactly (millisecond precision)', () => {
     const p = { createdAt: new Date('2026-11-21T10:11:12.345Z'), id: '9007199254740993' };
-    expect(decodeCursor(encodeCursor(p))).toEqual(p);
+    expect(decodeCursor(encodeCursor(p, KEY), KEY)).toEqual(p);
+    const hex = { createdAt: new Date('2026-11-21T10:11:12.345Z'), id: 'a'.repeat(32) };
+    expect(decodeCursor(encodeCursor(hex, KEY), KEY)).toEqual(hex);
+  });
+
+  it('is opaque and fits the 200 characters a cursor may have, for the longest ids', () => {
+    const c = encodeCursor({ createdAt: new Date('9999-12-31T23:59:59.999Z'), id: 'f'.repeat(32) }, KEY);
+    expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(c.length).toBeLessThanOrEqual(200);
   });
 
   it.each([
@@ -13,12 +37,39 @@ describe('cursor', () => {
     ['wrong shape', Buffer.from('{"a":1}').toString('base64url')],
     ['non-digit id', Buffer.from('["2026-01-01T00:00:00.000Z","x1"]').toString('base64url')],
     ['bad date', Buffer.from('["yesterday","1"]').toString('base64url')],
-  ])('refuses %s with invalid_request', (_, cursor) => {
-    expect(() => decodeCursor(cursor)).toThrow(DomainError);
-    try {
-      decodeCursor(cursor);
-    } catch (e) {
-      expect((e as DomainError).code).toBe('invalid_request');
+    // What the api issued before cursors were signed, and what a caller can make up: refused unread.
+    ['an unsigned, well-formed position', Buffer.from('["2026-01-01T00:00:00.000Z","1"]').toString('base64url')],
+    ['a forged year 0000', Buffer.from('["0000-01-01T00:00:00.000Z","1"]').toString('base64url')],
+    ['a forged negative year', Buffer.from('["-000001-01-01T00:00:00.000Z","1"]').toString('base64url')],
+    ['a forged year 10000', Buffer.from('["+010000-01-01T00:00:00.000Z","1"]').toString('base64url')],
+    ['an empty cursor', ''],
+  ])('refuses %s with invalid_request', (_, cursor) => refused(cursor));
+
+  it('refuses a cursor signed with another key (another installation, or a guessed key)', () => {
+    const c = encodeCursor({ createdAt: new Date('2026-01-01T00:00:00.000Z'), id: '5' }, OTHER_KEY);
+    refused(c);
+  });
+
+  it('refuses a tampered cursor: any byte changed, cut short or lengthened', () => {
+    const c = encodeCursor({ createdAt: new Date('2026-01-01T00:00:00.000Z'), id: '5' }, KEY);
+    const raw = Buffer.from(c, 'base64url');
+    for (let i = 0; i < raw.length; i++) {
+      const changed = Buffer.from(raw);
+      changed[i] ^= 0x01;
+      refused(changed.toString('base64url'));
     }
+    refused(raw.subarray(0, raw.length - 1).toString('base64url'));
+    refused(Buffer.concat([raw, Buffer.from('x')]).toString('base64url'));
+    // The id of the position swapped for another, keeping the signature.
+    const text = raw.toString('latin1').replace('"5"', '"6"');
+    refused(Buffer.from(text, 'latin1').toString('base64url'));
+  });
+
+  it.each([
+    ['year 0000', new Date('0000-06-01T00:00:00.000Z')],
+    ['year -1', new Date(Date.UTC(-1, 0, 1))],
+    ['year 10000', new Date(Date.UTC(10000, 0, 1))],
+  ])('refuses a date Postgres cannot take (%s) even when signed with the key', (_, createdAt) => {
+    refused(encodeCursor({ createdAt, id: '1' }, KEY));
   });
 });

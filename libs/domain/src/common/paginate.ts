@@ -1,5 +1,6 @@
 import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { CursorPosition, decodeCursor, encodeCursor } from './cursor';
+import { CursorPosition, cursorNotIssued } from './cursor';
+import { CursorCodec } from './cursor-codec';
 
 /** Page size when a list call names none; the edge bounds `limit` to 1..MAX_PAGE_SIZE. */
 export const DEFAULT_PAGE_SIZE = 25;
@@ -32,6 +33,7 @@ export interface PaginateOptions<T> {
 export async function paginate<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
   page: PageRequest,
+  cursors: CursorCodec,
   options: PaginateOptions<T> = {},
 ): Promise<Page<T>> {
   const alias = qb.alias;
@@ -40,8 +42,8 @@ export async function paginate<T extends ObjectLiteral>(
   const position = options.position ?? ((row: T) => ({ createdAt: row.createdAt as Date, id: String(row.id) }));
   const limit = page.limit ?? DEFAULT_PAGE_SIZE;
   if (page.cursor) {
-    const c = decodeCursor(page.cursor);
-    if (idType === 'bigint' && !/^\d+$/.test(c.id)) decodeCursor('!');
+    const c = await cursors.decode(page.cursor);
+    if (idType === 'bigint' && !/^\d+$/.test(c.id)) throw cursorNotIssued();
     qb.andWhere(`(${column}, ${alias}.id) < (CAST(:cursorAt AS timestamptz), CAST(:cursorId AS ${idType}))`, {
       cursorAt: c.createdAt.toISOString(),
       cursorId: c.id,
@@ -50,5 +52,5 @@ export async function paginate<T extends ObjectLiteral>(
   const rows = await qb.orderBy(column, 'DESC').addOrderBy(`${alias}.id`, 'DESC').limit(limit + 1).getMany();
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > limit && last ? encodeCursor(position(last)) : null };
+  return { items, nextCursor: rows.length > limit && last ? await cursors.encode(position(last)) : null };
 }

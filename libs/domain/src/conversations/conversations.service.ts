@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, notFound } from '../common/domain-error';
 import { Page, paginate, PageRequest } from '../common/paginate';
+import { CursorCodec } from '../common/cursor-codec';
 import { TransactionHost } from '../common/transaction-host';
 import { OrganisationEntity } from '../organisations/organisation.entity';
 import { ConversationEntity } from './conversation.entity';
@@ -18,7 +19,10 @@ export const NO_SUMMARY_MESSAGE = 'This conversation has no summary yet; summary
 /** The read side of conversations (the platform's interpreting app writes them). */
 @Injectable()
 export class ConversationsService {
-  constructor(private readonly tx: TransactionHost) {}
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly cursors: CursorCodec,
+  ) {}
 
   /** Newest first, by cursor. */
   list(organisationId: string, page: PageRequest): Promise<Page<ConversationEntity>> {
@@ -26,7 +30,7 @@ export class ConversationsService {
       .getRepository(ConversationEntity)
       .createQueryBuilder('v')
       .where('v.organisation_id = :org', { org: organisationId });
-    return paginate(qb, page, { idType: 'bpchar' });
+    return paginate(qb, page, this.cursors, { idType: 'bpchar' });
   }
 
   /** Another organisation's conversation (or none) answers not_found. */

@@ -4,6 +4,7 @@ import { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { DomainError, notFound, validationFailed } from '../common/domain-error';
 import { Page, PageRequest, paginate } from '../common/paginate';
+import { CursorCodec } from '../common/cursor-codec';
 import { TransactionHost } from '../common/transaction-host';
 import { OrganisationEntity } from '../organisations/organisation.entity';
 import { findAccount, joinOrganisation } from './accounts';
@@ -35,6 +36,7 @@ export class InvitationsService {
     private readonly tx: TransactionHost,
     private readonly outbox: Outbox,
     private readonly clock: Clock,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /** Pending invitations (expired ones included, until withdrawn or replaced), newest first. */
@@ -43,7 +45,7 @@ export class InvitationsService {
       .getRepository(InvitationEntity)
       .createQueryBuilder('i')
       .where(`i.organisation_id = :organisationId AND i.status = 'pending'`, { organisationId });
-    return paginate(qb, page);
+    return paginate(qb, page, this.cursors);
   }
 
   async withdraw(organisationId: string, id: string): Promise<void> {

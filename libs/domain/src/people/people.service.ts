@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { notFound } from '../common/domain-error';
 import { Page, PageRequest, paginate } from '../common/paginate';
+import { CursorCodec } from '../common/cursor-codec';
 import { TransactionHost } from '../common/transaction-host';
 import { PeopleManagersGuard } from '../permissions/people-managers.guard';
 import { PermissionsService } from '../permissions/permissions.service';
@@ -28,13 +29,14 @@ export class PeopleService {
     private readonly tx: TransactionHost,
     private readonly permissions: PermissionsService,
     private readonly managers: PeopleManagersGuard,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /** Members, newest first by joined_at (a removed person is no longer listed). */
   list(organisationId: string, page: PageRequest): Promise<Page<PersonEntity>> {
     const qb = this.tx.manager.getRepository(PersonEntity).createQueryBuilder('p').where('p.organisation_id = :organisationId', { organisationId });
     // Members always have joined_at; created_at stands in for a row seeded without one.
-    return paginate(qb, page, { orderColumn: 'joined_at', position: (p) => ({ createdAt: p.joinedAt ?? p.createdAt, id: p.id }) });
+    return paginate(qb, page, this.cursors, { orderColumn: 'joined_at', position: (p) => ({ createdAt: p.joinedAt ?? p.createdAt, id: p.id }) });
   }
 
   /** A member of the organisation; anyone else (another organisation's, a removed account) is not_found. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { decodeCursor, encodeCursor } from '../common/cursor';
+import { cursorNotIssued } from '../common/cursor';
+import { CursorCodec } from '../common/cursor-codec';
 import { notFound, validationFailed } from '../common/domain-error';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, PageRequest } from '../common/paginate';
 import { TransactionHost } from '../common/transaction-host';
@@ -31,6 +32,7 @@ export class DeliveryLog {
   constructor(
     private readonly tx: TransactionHost,
     private readonly clock: Clock,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /** A webhook's deliveries, newest first, each with its attempts. Removed webhooks are listed too. */
@@ -45,8 +47,8 @@ export class DeliveryLog {
     const params: unknown[] = [webhookId, limit + 1];
     let after = '';
     if (page.cursor) {
-      const c = decodeCursor(page.cursor);
-      if (!isDeliveryId(c.id)) decodeCursor('!');
+      const c = await this.cursors.decode(page.cursor);
+      if (!isDeliveryId(c.id)) throw cursorNotIssued();
       params.push(c.createdAt.toISOString(), c.id);
       after = 'AND (created_at, id) < ($3::timestamptz, $4::char(32))';
     }
@@ -64,7 +66,7 @@ export class DeliveryLog {
     for (const a of attempts.map(toAttempt)) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
     const items = deliveries.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] }));
     const last = deliveries[deliveries.length - 1];
-    return { items, nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+    return { items, nextCursor: rows.length > limit && last ? await this.cursors.encode({ createdAt: last.createdAt, id: last.id }) : null };
   }
 
   /** One delivery with its attempts. */

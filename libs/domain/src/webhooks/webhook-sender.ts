@@ -48,6 +48,26 @@ const explain = (err: unknown): string => {
 };
 
 /**
+ * Reads an answer's body and throws it away (past ANSWER_BODY_LIMIT the connection is closed
+ * instead); resolves the error that broke it off, if any, rather than rejecting.
+ */
+async function drain(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<unknown> {
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > ANSWER_BODY_LIMIT) {
+        body.destroy();
+        return null;
+      }
+    }
+    return null;
+  } catch (err) {
+    return err;
+  }
+}
+
+/**
  * POSTs a signed delivery body. The host name is looked up once per call and every address it
  * answers is checked against the address rule; if any is not allowed nothing is sent. The
  * connection is then pinned to the first address (undici's `connect.lookup`), while SNI and the
@@ -107,9 +127,11 @@ export class WebhookSender implements OnApplicationShutdown {
         body: post.body,
         signal: controller.signal,
       });
-      await res.body.dump({ limit: ANSWER_BODY_LIMIT });
-      if (controller.signal.aborted) return done(false, null, `no answer within ${ANSWER_TIMEOUT_MS / 1000} seconds`);
       const status = res.statusCode;
+      // Not dump(): it swallows a connection that breaks mid-body, and such an answer did not arrive.
+      const broken = await drain(res.body);
+      if (controller.signal.aborted) return done(false, null, `no answer within ${ANSWER_TIMEOUT_MS / 1000} seconds`);
+      if (broken) return done(false, status, `answered ${status}, then the connection broke before the answer's body ended: ${explain(broken)}`);
       if (status >= 200 && status < 300) return done(true, status, null);
       if (status >= 300 && status < 400) return done(false, status, `answered ${status}, a redirect; redirects are not followed`);
       return done(false, status, `answered ${status}`);

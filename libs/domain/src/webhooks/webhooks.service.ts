@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { EVENT_SCOPES, EventName, SUBSCRIBABLE_EVENTS } from '@app/events';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
-import { decodeCursor, encodeCursor } from '../common/cursor';
+import { cursorNotIssued } from '../common/cursor';
+import { CursorCodec } from '../common/cursor-codec';
 import { notFound, validationFailed } from '../common/domain-error';
 import { DEFAULT_PAGE_SIZE, Page, PageRequest } from '../common/paginate';
 import { TransactionHost } from '../common/transaction-host';
@@ -39,6 +40,7 @@ export class WebhooksService {
     private readonly clock: Clock,
     private readonly policy: AddressPolicy,
     private readonly resolver: HostResolver,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /** Refusals (422 validation_failed) name the field and the rule. The answer carries the secret; nothing else ever does. */
@@ -67,8 +69,8 @@ export class WebhooksService {
     const params: unknown[] = [connectionId, limit + 1];
     let after = '';
     if (page.cursor) {
-      const c = decodeCursor(page.cursor);
-      if (!isId(c.id)) decodeCursor('!');
+      const c = await this.cursors.decode(page.cursor);
+      if (!isId(c.id)) throw cursorNotIssued();
       params.push(c.createdAt.toISOString(), c.id);
       after = 'AND (created_at, id) < ($3::timestamptz, $4::bigint)';
     }
@@ -79,7 +81,7 @@ export class WebhooksService {
     );
     const items = rows.slice(0, limit).map(toWebhook);
     const last = items[items.length - 1];
-    return { items, nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+    return { items, nextCursor: rows.length > limit && last ? await this.cursors.encode({ createdAt: last.createdAt, id: last.id }) : null };
   }
 
   /** A webhook of this connection (another connection's, or a removed one, is not found). */

@@ -31,6 +31,28 @@ function engineMessage(text: string): string {
 const shorten = (s: string, max = 300) => (s.length > max ? `${s.slice(0, max)}…` : s);
 
 /**
+ * The largest engine answer read. The translation of the longest text a document may have
+ * (DOCUMENT_MAX_TEXT_CHARS: 100,000 characters by default, 10 million at most) fits well within it;
+ * an answer that keeps streaming past it is the engine's fault, not a reason to run out of memory.
+ */
+export const ENGINE_ANSWER_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** The answer's body as text, or an error once it passes ENGINE_ANSWER_LIMIT_BYTES (the connection is closed). */
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }, engine: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > ENGINE_ANSWER_LIMIT_BYTES) {
+      body.destroy();
+      throw new TranslationEngineError(`${engine} answered more than ${ENGINE_ANSWER_LIMIT_BYTES / 1024 / 1024} MB; the answer was not read.`, false);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/**
  * One JSON call to an engine, with its failures classified: no answer or a 408/429/5xx is
  * transient (retried with backoff), any other refusal is permanent and carries the engine's message.
  */
@@ -46,8 +68,9 @@ export async function callEngine<T>(call: EngineCall): Promise<T> {
       bodyTimeout: call.timeoutMs,
     });
     status = res.statusCode;
-    text = await res.body.text();
+    text = await readLimited(res.body, call.engine);
   } catch (err) {
+    if (err instanceof TranslationEngineError) throw err;
     const e = err as NodeJS.ErrnoException;
     throw new TranslationEngineError(`${call.engine} could not be reached at ${new URL(call.url).origin}: ${e.code ?? e.message}.`, false);
   }
