@@ -1,12 +1,24 @@
 import 'reflect-metadata';
 import { DomainError } from '@app/domain';
-import { IsOptional, IsString } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ApiValidationPipe } from './api-validation.pipe';
 
 class ListQuery {
   @IsOptional()
   @IsString()
   cursor?: string;
+}
+
+class Body {
+  @IsString()
+  @MaxLength(10)
+  url: string;
+
+  @IsArray()
+  @ArrayMaxSize(2)
+  @IsString({ each: true })
+  @MaxLength(5, { each: true })
+  events: string[];
 }
 
 describe('ApiValidationPipe', () => {
@@ -31,5 +43,15 @@ describe('ApiValidationPipe', () => {
 
   it('leaves queries read as plain records (SCIM) to their reader', async () => {
     expect(await failure(query({ constructor: '1' }), 'query', Object)).toBeNull();
+  });
+
+  it('says a missing field is required, once, instead of every rule its value would break', async () => {
+    expect(await failure({ url: 'x' }, 'body', Body)).toEqual({ code: 'validation_failed', message: 'events: is required' });
+    expect(await failure({}, 'body', Body)).toEqual({ code: 'validation_failed', message: 'url: is required; events: is required' });
+    expect(await failure({ url: null, events: ['toolong'] }, 'body', Body)).toEqual({
+      code: 'validation_failed',
+      message: 'url: must be shorter than or equal to 10 characters; url: must be a string; events: each value in must be shorter than or equal to 5 characters',
+    });
+    expect(await failure({ url: 'x', events: ['a'], foo: 1 }, 'body', Body)).toEqual({ code: 'validation_failed', message: 'foo: is not a known field' });
   });
 });

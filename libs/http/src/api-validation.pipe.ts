@@ -12,6 +12,12 @@ function describe(errors: ValidationError[], parent = ''): string[] {
   const out: string[] = [];
   for (const e of errors) {
     const path = e.property === '' || e.property === undefined ? parent : parent ? `${parent}.${e.property}` : e.property;
+    const kinds = Object.keys(e.constraints ?? {});
+    // A field that is absent fails every rule about its value; saying so once is the useful part.
+    if (e.value === undefined && path && kinds.length && !kinds.includes('whitelistValidation') && !kinds.includes('unknownValue')) {
+      out.push(`${path}: is required`);
+      continue;
+    }
     for (const [kind, text] of Object.entries(e.constraints ?? {})) {
       if (kind === 'whitelistValidation') out.push(`${path}: is not a known field`);
       else if (kind === 'unknownValue') out.push(`${path || 'body'}: must be a JSON object`);
@@ -34,7 +40,8 @@ export class ApiValidationPipe implements PipeTransform {
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
     transform: true,
-    validationError: { target: false, value: false },
+    // The value is kept (never answered) to tell an absent field from a wrong one.
+    validationError: { target: false, value: true },
     exceptionFactory: (errors) => new ValidationFailure(errors),
   });
 
