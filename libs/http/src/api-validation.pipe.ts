@@ -61,7 +61,7 @@ export class ApiValidationPipe implements PipeTransform {
       return await this.inner.transform(metadata.type === 'body' && value === undefined ? {} : value, metadata);
     } catch (err) {
       if (!(err instanceof ValidationFailure)) throw err;
-      const problems = describe(err.errors);
+      const problems = [...new Set(describe(err.errors))];
       const message = problems.slice(0, 5).join('; ') || 'the request is not valid';
       throw new DomainError(metadata.type === 'body' ? 'validation_failed' : 'invalid_request', message);
     }

@@ -27,5 +27,8 @@ still running it answers 409 \`idempotency_key_in_use\`; with a different reques
 
 **Errors.** Objects of another organisation answer 404, never 403. A known path with a wrong method
 answers 405 with \`Allow\`. A body field that is not known, or not valid, answers 422 \`validation_failed\`
-naming the field.
+naming the field (a missing one: \`events: is required\`). Names every JavaScript object has
+(\`__proto__\`, \`constructor\`, \`toString\`…) are unknown fields at any depth, and unknown query
+parameters of a list. No string may contain the NUL character and no array more than 1000 values (the
+schemas say so), and JSON may nest at most 32 levels.
 `.trim();
