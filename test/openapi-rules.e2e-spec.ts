@@ -153,7 +153,7 @@ describe('OpenAPI: the schemas carry the rules the service enforces', () => {
       }
     });
 
-    it('not blank, no NUL, maxItems: what the schema refuses answers 422; what it accepts is taken', async () => {
+    it('not blank, no NUL, webhook url, maxItems: what the schema refuses answers 422; what it accepts is taken', async () => {
       const ref = prop('CreateCaseDto', 'external_ref');
       for (const bad of ['  ', 'a\u0000b']) {
         expect(valid(ref, bad)).toBe(false);
@@ -168,6 +168,14 @@ describe('OpenAPI: the schemas carry the rules the service enforces', () => {
       const name = prop('CreateGroupDto', 'name');
       expect(valid(name, ' \t ')).toBe(false);
       expect((await post('/v1/groups', { name: ' \t ' })).status).toBe(422);
+      const url = prop('CreateWebhookDto', 'url');
+      for (const bad of ['http://hooks.example.com/x', 'https://hooks.example.com:8443/x', 'https://u:p@hooks.example.com/x', 'https://hooks.example.com/#f']) {
+        expect({ bad, valid: valid(url, bad) }).toEqual({ bad, valid: false });
+        expect({ bad, status: (await post('/v1/webhooks', { url: bad, events: ['conversation.ended'] })).status }).toEqual({ bad, status: 422 });
+      }
+      const hook = `https://hooks.example.com:443/${rand()}?a=1`;
+      expect(valid(url, hook)).toBe(true);
+      expect((await post('/v1/webhooks', { url: hook, events: ['conversation.ended'] })).status).toBe(201);
       const permissions = prop('CreateGroupDto', 'permissions');
       expect(valid(permissions, new Array(51).fill('conversations.start'))).toBe(false);
       expect((await post('/v1/groups', { name: `g-${rand()}`, permissions: new Array(51).fill('conversations.start') })).status).toBe(422);

@@ -1,10 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { WEBHOOK_URL_PATTERN } from '@app/domain';
 import { SUBSCRIBABLE_EVENTS } from '@app/events';
 import { ArrayMaxSize, IsArray, IsString, MaxLength } from 'class-validator';
 
 export class CreateWebhookDto {
   @ApiProperty({
     maxLength: 2048,
+    pattern: WEBHOOK_URL_PATTERN,
     example: 'https://hooks.example.com/interpreting',
     description:
       'https on port 443 only, no user name or password, and a public address: an IP literal or a name resolving to a loopback, ' +
