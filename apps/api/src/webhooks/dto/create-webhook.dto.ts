@@ -11,7 +11,8 @@ export class CreateWebhookDto {
     description:
       'https on port 443 only, no user name or password, and a public address: an IP literal or a name resolving to a loopback, ' +
       'private, link-local, CGNAT, unique-local, multicast, reserved or documentation address (or an IPv4-mapped, NAT64 or 6to4 ' +
-      'form of one), `0.0.0.0` and `localhost` are refused. A name that does not resolve yet is accepted; its deliveries fail until it does.',
+      'form of one), `0.0.0.0` and `localhost` are refused. A name that does not resolve yet is accepted; its deliveries fail until it does. ' +
+      'A refusal (like a test-call or delivery error) says the name resolves to an address that is not public, never which address.',
   })
   @IsString()
   @MaxLength(2048)
