@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
-import { verifySignature, WebhookTls } from '@app/domain';
+import { HostResolver, verifySignature, WebhookTls } from '@app/domain';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 import { Res, webhookKit } from './support/webhook-kit';
@@ -139,9 +139,27 @@ describe('Webhooks: the test call', () => {
       resolveAs({ [host]: ['127.0.0.1', '10.0.0.8'] });
       const res = await call(t, 'post', `/v1/webhooks/${w.id}/test`);
       expect(res.body.data).toMatchObject({ delivered: false, status: null });
-      expect(res.body.data.error).toContain(`${host} resolves to 10.0.0.8, a private address`);
-      expect(res.body.data.error).toContain('nothing was sent');
+      expect(res.body.data.error).toBe(`${host} resolves to an address that is not public; nothing was sent`);
+      expect(res.body.data.error).not.toMatch(/10\.0\.0\.8|127\.0\.0\.1|private/);
       expect(receiver.received('/moved')).toHaveLength(0);
+    });
+
+    it('a connection error names the host, never the address it resolved to (even one the operator allows)', async () => {
+      const replica = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.0/8' });
+      try {
+        const t = await makeTenant(replica.app);
+        const host = `closed-${rand()}.${RECEIVER_DOMAIN}`;
+        // Nothing listens on 127.0.0.9:443, so the connection is refused.
+        jest.spyOn(replica.app.get(HostResolver), 'resolve').mockResolvedValue([{ address: '127.0.0.9', family: 4 }]);
+        const made = (await replica.http().post('/v1/webhooks').set(t.auth).send({ url: `https://${host}/closed`, events: ['conversation.ended'] })) as unknown as Res;
+        expect(made.status).toBe(201);
+        const res = (await replica.http().post(`/v1/webhooks/${made.body.data.id}/test`).set(t.auth)) as unknown as Res;
+        expect(res.body.data).toMatchObject({ delivered: false, status: null });
+        expect(res.body.data.error).toContain(host);
+        expect(res.body.data.error).not.toContain('127.0.0.9');
+      } finally {
+        await replica.close();
+      }
     });
 
     it('a switched-off webhook can still be tested', async () => {

@@ -10,14 +10,26 @@ export const MAX_BODY_DEPTH = 32;
 export const MAX_BODY_ARRAY = 1000;
 
 /**
+ * Names every JavaScript object already answers to (`__proto__`, `constructor`, `toString`,
+ * `hasOwnProperty`…) and `prototype`. No field of the interface has one, and such a field slips
+ * past the DTO whitelist (which looks names up in a plain object) or, as `__proto__`, past
+ * class-transformer altogether: refused like any unknown field.
+ */
+const OBJECT_PROPERTY_NAMES: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+export const isObjectPropertyName = (name: string): boolean => OBJECT_PROPERTY_NAMES.has(name);
+
+/**
  * What is wrong with a parsed body that no field validation would catch, or null:
  * - nesting deeper than MAX_BODY_DEPTH (400): recursive validators would overflow the stack;
  * - an array of more than MAX_BODY_ARRAY values (422, naming the field);
  * - the NUL character (U+0000) in any string or field name (422, naming the field): Postgres
- *   cannot store it in text, and no field of the interface has a use for it.
+ *   cannot store it in text, and no field of the interface has a use for it;
+ * - a field named after an object property (see isObjectPropertyName), at any depth: 422 naming
+ *   it, as for an unknown field; on SCIM (`scim`) 400 invalidSyntax, as RFC 7644 names a body
+ *   that does not conform to the schema.
  * The walk stops at the first problem and never recurses deeper than MAX_BODY_DEPTH + 1.
  */
-export function bodyProblem(body: unknown): RenderedError | null {
+export function bodyProblem(body: unknown, scim = false): RenderedError | null {
   const walk = (value: unknown, path: string, depth: number): RenderedError | null => {
     if (typeof value === 'string') {
       return value.includes('\u0000')
@@ -42,6 +54,9 @@ export function bodyProblem(body: unknown): RenderedError | null {
       const at = path ? `${path}.${key}` : key;
       if (key.includes('\u0000')) {
         return { code: 'validation_failed', message: `${JSON.stringify(at)}: a field name must not contain the NUL character (U+0000)`, scimType: 'invalidValue' };
+      }
+      if (OBJECT_PROPERTY_NAMES.has(key)) {
+        return { code: scim ? 'invalid_request' : 'validation_failed', message: `${at}: is not a known field`, scimType: 'invalidSyntax' };
       }
       const found = walk((value as Record<string, unknown>)[key], at, depth + 1);
       if (found) return found;

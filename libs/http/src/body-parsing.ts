@@ -2,7 +2,7 @@ import { DomainError, ErrorCode } from '@app/domain';
 import express, { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { bodyProblem } from './body-check';
 import { composeMiddleware } from './compose-middleware';
-import { renderError } from './error-render';
+import { isScimPath, renderError } from './error-render';
 
 export const JSON_BODY_LIMIT = '1mb';
 export const FORM_BODY_LIMIT = '16kb';
@@ -81,9 +81,9 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
     next(err);
   };
   // What parsing accepts but nothing should take (see bodyProblem): NUL characters, arrays over
-  // 1000 values, and nesting deep enough to overflow a recursive validator.
+  // 1000 values, nesting deep enough to overflow a recursive validator, and object-property names.
   const checkParsed: RequestHandler = (req, res, next) => {
-    const problem = req.body === undefined ? null : bodyProblem(req.body);
+    const problem = req.body === undefined ? null : bodyProblem(req.body, isScimPath(req));
     if (problem) return renderError(req, res, problem);
     next();
   };

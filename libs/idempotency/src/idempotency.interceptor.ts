@@ -95,6 +95,6 @@ export const Idempotent = (options: IdempotentOptions = {}) =>
         'Makes a retry safe: 1 to 255 visible ASCII characters, scoped to the connection, remembered for 24 hours. ' +
         'The same key with the same request answers the first answer again (Idempotent-Replayed: true); ' +
         'while the first is in progress, 409 idempotency_key_in_use; with another request, 422 idempotency_key_reused.',
-      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x21-\\x7E]+$' },
     }),
   );

@@ -4,6 +4,15 @@ import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfa
 import type { ErrorCode } from '@app/domain';
 import { STATUS_BY_CODE } from '@app/http';
 
+/**
+ * JSON Schema patterns for rules the body check and validators enforce. `\u0000` is written as a
+ * regex escape (not the character), which ajv and Python's re (Schemathesis) both read.
+ * NO_NUL: no NUL character (the body check refuses it anywhere); NOT_BLANK: that, and at least one
+ * character that is not white space.
+ */
+export const NO_NUL = '^[^\\u0000]*$';
+export const NOT_BLANK = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
+
 /** `{data: Model}` (or `{data: [Model...], next_cursor}` with `list`) as the documented answer. */
 export function ApiData(model: Type<unknown>, options: { status?: number; list?: boolean; description?: string } = {}) {
   const data = options.list ? { type: 'array', items: { $ref: getSchemaPath(model) } } : { $ref: getSchemaPath(model) };

@@ -27,7 +27,10 @@ still running it answers 409 \`idempotency_key_in_use\`; with a different reques
 
 **Errors.** Objects of another organisation answer 404, never 403. A known path with a wrong method
 answers 405 with \`Allow\`. A body field that is not known, or not valid, answers 422 \`validation_failed\`
-naming the field. A request that does not arrive in time (headers within 10 seconds, a body never idle for
-10 seconds, the whole request within 300 seconds, by default) answers 408 \`invalid_request\` and the
-connection is closed.
+naming the field (a missing one: \`events: is required\`). Names every JavaScript object has
+(\`__proto__\`, \`constructor\`, \`toString\`…) are unknown fields at any depth, and unknown query
+parameters of a list. No string may contain the NUL character and no array more than 1000 values (the
+schemas say so), and JSON may nest at most 32 levels. A request that does not arrive in time (headers
+within 10 seconds, a body never idle for 10 seconds, the whole request within 300 seconds, by default)
+answers 408 \`invalid_request\` and the connection is closed.
 `.trim();

@@ -1,4 +1,5 @@
-import { toOpenApi31Nullables } from './openapi-post-process';
+import { NO_NUL, NOT_BLANK } from '../common/api-docs';
+import { stateRequestLimits, toOpenApi31Nullables } from './openapi-post-process';
 
 describe('toOpenApi31Nullables', () => {
   it('turns nullable scalars into a type list', () => {
@@ -22,5 +23,61 @@ describe('toOpenApi31Nullables', () => {
     expect(
       toOpenApi31Nullables({ type: 'object', properties: { a: { type: 'array', items: { type: 'integer', nullable: true } }, b: { type: 'string', nullable: false } } }),
     ).toEqual({ type: 'object', properties: { a: { type: 'array', items: { type: ['integer', 'null'] } }, b: { type: 'string' } } });
+  });
+});
+
+describe('stateRequestLimits', () => {
+  const doc = () => ({
+    paths: {
+      '/v1/things': {
+        get: { parameters: [{ name: 'code', in: 'path', schema: { type: 'string' } }, { name: 'limit', in: 'query', schema: { type: 'integer' } }] },
+        post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/In' } } } } },
+      },
+    },
+    components: {
+      schemas: {
+        In: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', pattern: NOT_BLANK },
+            note: { type: ['string', 'null'] },
+            kind: { type: 'string', enum: ['a'] },
+            file: { type: 'string', format: 'binary' },
+            tags: { type: 'array', items: { type: 'string' } },
+            few: { type: 'array', maxItems: 5, items: { $ref: '#/components/schemas/Inner' } },
+          },
+        },
+        Inner: { type: 'object', properties: { v: { type: 'string' } } },
+        Out: { type: 'object', properties: { s: { type: 'string' }, list: { type: 'array', items: { type: 'string' } } } },
+      },
+    },
+  });
+
+  it('gives request strings the no-NUL pattern and request arrays maxItems 1000, keeping what they state', () => {
+    const d = doc();
+    stateRequestLimits(d);
+    const p = d.components.schemas.In.properties as Record<string, Record<string, unknown>>;
+    expect(p.name.pattern).toBe(NOT_BLANK);
+    expect(p.note.pattern).toBe(NO_NUL);
+    expect(p.kind.pattern).toBeUndefined();
+    expect(p.file.pattern).toBeUndefined();
+    expect(p.tags).toMatchObject({ maxItems: 1000, items: { type: 'string', pattern: NO_NUL } });
+    expect(p.few.maxItems).toBe(5);
+    expect(d.components.schemas.Inner.properties.v).toEqual({ type: 'string', pattern: NO_NUL });
+    expect(d.paths['/v1/things'].get.parameters[0].schema).toEqual({ type: 'string', pattern: NO_NUL });
+    expect(d.paths['/v1/things'].get.parameters[1].schema).toEqual({ type: 'integer' });
+  });
+
+  it('leaves answer schemas alone', () => {
+    const d = doc();
+    stateRequestLimits(d);
+    expect(d.components.schemas.Out).toEqual(doc().components.schemas.Out);
+  });
+
+  it('the patterns say what they mean', () => {
+    const noNul = new RegExp(NO_NUL, 'u');
+    const notBlank = new RegExp(NOT_BLANK, 'u');
+    expect([noNul.test('a b'), noNul.test(''), noNul.test('a\u0000')]).toEqual([true, true, false]);
+    expect([notBlank.test(' x '), notBlank.test(' \t\n'), notBlank.test(''), notBlank.test('\u0000'), notBlank.test('x\u0000')]).toEqual([true, false, false, false, false]);
   });
 });

@@ -1,5 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ERROR_CODES } from '@app/domain';
+import { MAX_BODY_ARRAY } from '@app/http';
+import { NO_NUL } from '../common/api-docs';
 
 type Json = Record<string, unknown>;
 
@@ -36,6 +38,37 @@ function closeObjects(schemas: Record<string, Json>): void {
     Object.values(n).forEach(visit);
   };
   Object.values(schemas).forEach(visit);
+}
+
+const isStringSchema = (s: Json) => s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string'));
+
+/**
+ * Writes into every request schema (bodies, reached through their $refs, and parameters) the
+ * limits the body check enforces for all of them, so that DTOs need not repeat them: a string
+ * with no pattern, enum or binary format gets NO_NUL; an array with no maxItems gets
+ * MAX_BODY_ARRAY. Answer schemas are left as they are. (The 32-level nesting limit needs no
+ * words: every request schema is closed and at most two levels deep.)
+ */
+export function stateRequestLimits(doc: Json): void {
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
+  const done = new Set<unknown>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object' || done.has(node)) return;
+    done.add(node);
+    const n = node as Json;
+    if (typeof n.$ref === 'string') return visit(schemas[n.$ref.replace('#/components/schemas/', '')]);
+    if (isStringSchema(n) && n.pattern === undefined && n.enum === undefined && n.const === undefined && n.format !== 'binary') n.pattern = NO_NUL;
+    if ((n.type === 'array' || (Array.isArray(n.type) && n.type.includes('array'))) && n.maxItems === undefined) n.maxItems = MAX_BODY_ARRAY;
+    Object.values(n).forEach(visit);
+  };
+  for (const item of Object.values((doc.paths ?? {}) as Json)) {
+    for (const op of Object.values(item as Json) as Json[]) {
+      if (!op || typeof op !== 'object') continue;
+      for (const media of Object.values(((op.requestBody as Json | undefined)?.content ?? {}) as Json)) visit((media as Json).schema);
+      for (const param of (op.parameters ?? []) as Json[]) visit(param.schema);
+    }
+  }
 }
 
 const COMMON_ERRORS: Record<string, string> = {
@@ -77,6 +110,7 @@ export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
     },
   } as never;
   closeObjects(out.components.schemas as Record<string, Json>);
+  stateRequestLimits(out);
   out.components.headers = {
     'X-Request-Id': { description: 'Id of this request, for support and logs.', schema: { type: 'string' } },
   } as never;

@@ -1,5 +1,5 @@
 import { DomainError } from '../common/domain-error';
-import { parseDomain, parseEmail } from './email-address';
+import { EMAIL_PATTERN, parseDomain, parseEmail } from './email-address';
 
 describe('parseEmail', () => {
   it('trims, keeps the local part and lowercases the domain', () => {
@@ -35,5 +35,26 @@ describe('parseDomain', () => {
 
   it.each(['localhost', 'exa mple.org', '', 'example.123'])('refuses %j', (input) => {
     expect(() => parseDomain(input)).toThrow(/^domain: /);
+  });
+});
+
+describe('EMAIL_PATTERN', () => {
+  it('agrees with parseEmail on trimmed addresses of at most 64 characters before the @', () => {
+    const pattern = new RegExp(EMAIL_PATTERN, 'u');
+    const accepts = (a: string) => {
+      try {
+        parseEmail(a);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const a of [
+      'ana@example.org', 'Ana.Lopez+work@Example.ORG', "o'brien@mail-1.xn--p1ai", 'a@b.co', 'x{y}|z~@sub.example.museum',
+      'plain', 'a@b', '@example.org', 'a.@example.org', '.a@example.org', 'a..b@example.org', 'a@-b.org', 'a@b-.org', 'a@b.c0m',
+      'a@b.c', '"q"@example.org', 'a b@example.org', 'a@[127.0.0.1]', 'a@b.xn--', 'a@b.xn--p1a-', 'a@é.org', 'a@@b.org',
+    ]) {
+      expect({ a, pattern: pattern.test(a) }).toEqual({ a, pattern: accepts(a) });
+    }
   });
 });

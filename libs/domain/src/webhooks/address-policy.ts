@@ -5,6 +5,12 @@ import * as ipaddr from 'ipaddr.js';
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];
 
+/**
+ * What answers (refusals, test calls, the delivery log) say of a name that resolves where webhooks
+ * may not go: never the address, which would tell a key holder how internal names resolve.
+ */
+export const NOT_PUBLIC = 'an address that is not public';
+
 const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
 /** Never reachable, whatever the operator allows: these are not one host. */
 const NEVER = new Set(['unspecified', 'multicast', 'broadcast']);

@@ -1,8 +1,8 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { AddressPolicy } from './address-policy';
+import { AddressPolicy, NOT_PUBLIC } from './address-policy';
 import { HostResolver, ResolvedAddress } from './host-resolver';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
 import { WebhookTls } from './webhook-tls';
@@ -79,6 +79,7 @@ async function drain(body: AsyncIterable<Buffer> & { destroy(): unknown }): Prom
  */
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookSender.name);
   private readonly pools = new Map<string, Agent>();
 
   constructor(
@@ -110,7 +111,11 @@ export class WebhookSender implements OnApplicationShutdown {
     if (addresses.length === 0) return done(false, null, `${hostname} resolves to no address; nothing was sent`);
     for (const a of addresses) {
       const problem = this.policy.problem(a.address);
-      if (problem) return done(false, null, `${hostname} resolves to ${a.address}, ${problem}; nothing was sent`);
+      if (problem) {
+        // The error is the organisation's to read: it says how the name resolves only to operators.
+        this.logger.warn(`webhook host ${hostname} resolves to ${a.address}, ${problem}; nothing was sent`);
+        return done(false, null, `${hostname} resolves to ${NOT_PUBLIC}; nothing was sent`);
+      }
     }
 
     const controller = new AbortController();
@@ -137,7 +142,8 @@ export class WebhookSender implements OnApplicationShutdown {
       return done(false, status, `answered ${status}`);
     } catch (err) {
       if (controller.signal.aborted) return done(false, null, `no answer within ${ANSWER_TIMEOUT_MS / 1000} seconds`);
-      return done(false, null, explain(err));
+      // Connection errors quote the pinned address (`connect ECONNREFUSED 10.0.0.5:443`): the name stands in for it.
+      return done(false, null, explain(err).split(addresses[0].address).join(hostname));
     } finally {
       clearTimeout(timer);
     }

@@ -3,6 +3,15 @@ import { validationFailed } from '../common/domain-error';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
+/**
+ * parseWebhookUrl's rules that a JSON Schema pattern can state (for the OpenAPI description), a
+ * little stricter than the code (an ASCII host name, port written as 443 or not at all): https,
+ * a host, no user name or password, no other port, no fragment, no space, backslash or NUL.
+ * Not stated: whether the host is a public address, and what makes a bracketed IPv6 literal valid.
+ */
+export const WEBHOOK_URL_PATTERN =
+  '^[Hh][Tt][Tt][Pp][Ss]://(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:443)?([/?][^\\\\#\\s\\u0000]*)?$';
+
 export interface WebhookTarget {
   /** The host name as written in the url (lowercase, no brackets, no trailing dot). */
   hostname: string;

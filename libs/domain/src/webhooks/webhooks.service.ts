@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { EVENT_SCOPES, EventName, SUBSCRIBABLE_EVENTS } from '@app/events';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
@@ -7,7 +7,7 @@ import { CursorCodec } from '../common/cursor-codec';
 import { notFound, validationFailed } from '../common/domain-error';
 import { DEFAULT_PAGE_SIZE, Page, PageRequest } from '../common/paginate';
 import { TransactionHost } from '../common/transaction-host';
-import { AddressPolicy } from './address-policy';
+import { AddressPolicy, NOT_PUBLIC } from './address-policy';
 import { HostResolver } from './host-resolver';
 import { GIVE_UP_REASONS } from './webhook-delivery.entity';
 import { giveUpPending, toWebhook, WEBHOOK_COLUMNS } from './webhook-rows';
@@ -35,6 +35,8 @@ const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 /** Managing a connection's webhooks: add (the secret is returned once), list, read, remove. */
 @Injectable()
 export class WebhooksService {
+  private readonly logger = new Logger(WebhooksService.name);
+
   constructor(
     private readonly tx: TransactionHost,
     private readonly clock: Clock,
@@ -150,7 +152,11 @@ export class WebhooksService {
     const addresses = await this.resolver.resolve(hostname).catch(() => []);
     for (const a of addresses) {
       const problem = this.policy.problem(a.address);
-      if (problem) throw validationFailed('url', `must be a public address, and ${hostname} resolves to ${a.address}, ${problem}`);
+      // Not the address: a key holder must not learn how internal names resolve (operators see it in the log).
+      if (problem) {
+        this.logger.warn(`webhook url refused: ${hostname} resolves to ${a.address}, ${problem}`);
+        throw validationFailed('url', `must be a public address, and ${hostname} resolves to ${NOT_PUBLIC}`);
+      }
     }
   }
 }

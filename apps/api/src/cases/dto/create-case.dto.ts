@@ -1,12 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { CASE_TITLE_MAX, EXTERNAL_REF_MAX, ID_PATTERN } from '@app/domain';
+import { NOT_BLANK } from '../../common/api-docs';
 
 /** CaseCreate: the same `external_ref` again answers the existing case. */
 export class CreateCaseDto {
   @ApiProperty({
     minLength: 1,
     maxLength: EXTERNAL_REF_MAX,
+    pattern: NOT_BLANK,
     example: 'CRM-2026-00017',
     description: 'Your own reference for the case, unique in the organisation; kept exactly as sent (not trimmed), not blank.',
   })

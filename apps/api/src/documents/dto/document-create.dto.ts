@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { ID_PATTERN, TEXT_INPUT_FORMATS, type TextInputFormat } from '@app/domain';
+import { NOT_BLANK } from '../../common/api-docs';
 
 const CASE_DOC = 'The case to send the document in: an open case of this organisation (422 `validation_failed` naming `case_id` otherwise).';
 const TARGET_DOC = 'BCP 47 tag of the language to translate into, e.g. `es`, `pt-BR`, `zh-Hant`; it must be a supported language (see the API description).';
@@ -31,6 +32,7 @@ class DocumentCreateFields {
 export class DocumentCreateTextDto extends DocumentCreateFields {
   @ApiProperty({
     minLength: 1,
+    pattern: NOT_BLANK,
     example: 'Hello, how are you?',
     description: 'The text, at most DOCUMENT_MAX_TEXT_CHARS characters (default 100,000; 413 `text_too_long` beyond). Not blank.',
   })

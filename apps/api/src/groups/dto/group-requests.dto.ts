@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, TransformFnParams } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { NOT_BLANK } from '../../common/api-docs';
 
 const trim = ({ value }: TransformFnParams): unknown => (typeof value === 'string' ? value.trim() : value);
 const NAME_DOC = 'Unique in the organisation, ignoring case (else 422 `validation_failed` naming `name`); surrounding spaces are dropped.';
@@ -8,7 +9,7 @@ const CODES_DOC =
   'Permission codes (see `GET /v1/permissions`). An unknown code answers 422 `unknown_permission`; a code that is not grantable, added or taken away, answers 403 `permission_not_grantable`.';
 
 export class CreateGroupDto {
-  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Interpreters', description: NAME_DOC })
+  @ApiProperty({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, example: 'Interpreters', description: NAME_DOC })
   @Transform(trim)
   @IsString()
   @IsNotEmpty()
@@ -26,7 +27,7 @@ export class CreateGroupDto {
 }
 
 export class UpdateGroupDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 100, example: 'Senior interpreters', description: NAME_DOC })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100, pattern: NOT_BLANK, example: 'Senior interpreters', description: NAME_DOC })
   @ValidateIf((o: UpdateGroupDto) => o.name !== undefined)
   @Transform(trim)
   @IsString()

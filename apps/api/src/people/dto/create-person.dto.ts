@@ -1,15 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { ID_PATTERN } from '@app/domain';
+import { EMAIL_PATTERN, ID_PATTERN } from '@app/domain';
+import { NOT_BLANK } from '../../common/api-docs';
 
 /** PersonCreate: adds a person by address (see the operation for the rule). */
 export class CreatePersonDto {
-  @ApiProperty({ example: 'ana.lopez@example.org', maxLength: 254, description: 'The address; its domain is compared case-insensitively.' })
+  @ApiProperty({
+    example: 'ana.lopez@example.org',
+    format: 'email',
+    maxLength: 254,
+    pattern: EMAIL_PATTERN,
+    description: 'The address (a dot-atom local part of at most 64 characters); its domain is compared case-insensitively.',
+  })
   @IsString()
   @MaxLength(254)
   email: string;
 
-  @ApiPropertyOptional({ example: 'Ana López', minLength: 1, maxLength: 200 })
+  @ApiPropertyOptional({ example: 'Ana López', minLength: 1, maxLength: 200, pattern: NOT_BLANK })
   @ValidateIf((_, v) => v !== undefined)
   @IsString()
   @Matches(/\S/, { message: 'name must not be blank' })

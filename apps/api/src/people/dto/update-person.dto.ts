@@ -1,10 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ID_PATTERN } from '@app/domain';
+import { NOT_BLANK } from '../../common/api-docs';
 
 /** PersonUpdate: the fields given are changed, the others kept. */
 export class UpdatePersonDto {
-  @ApiPropertyOptional({ example: 'Ana López', minLength: 1, maxLength: 200 })
+  @ApiPropertyOptional({ example: 'Ana López', minLength: 1, maxLength: 200, pattern: NOT_BLANK })
   @ValidateIf((_, v) => v !== undefined)
   @IsString()
   @Matches(/\S/, { message: 'name must not be blank' })

@@ -1,15 +1,18 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { WEBHOOK_URL_PATTERN } from '@app/domain';
 import { SUBSCRIBABLE_EVENTS } from '@app/events';
 import { ArrayMaxSize, IsArray, IsString, MaxLength } from 'class-validator';
 
 export class CreateWebhookDto {
   @ApiProperty({
     maxLength: 2048,
+    pattern: WEBHOOK_URL_PATTERN,
     example: 'https://hooks.example.com/interpreting',
     description:
       'https on port 443 only, no user name or password, and a public address: an IP literal or a name resolving to a loopback, ' +
       'private, link-local, CGNAT, unique-local, multicast, reserved or documentation address (or an IPv4-mapped, NAT64 or 6to4 ' +
-      'form of one), `0.0.0.0` and `localhost` are refused. A name that does not resolve yet is accepted; its deliveries fail until it does.',
+      'form of one), `0.0.0.0` and `localhost` are refused. A name that does not resolve yet is accepted; its deliveries fail until it does. ' +
+      'A refusal (like a test-call or delivery error) says the name resolves to an address that is not public, never which address.',
   })
   @IsString()
   @MaxLength(2048)
