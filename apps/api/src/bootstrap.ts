@@ -4,7 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { KeyGate, keyCheck, PublicRoutes } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { answerClientErrors, ApiExceptionFilter, ApiValidationPipe, assignRequestId, bodyParsing, renderError, RouteTable } from '@app/http';
+import { answerClientErrors, ApiExceptionFilter, ApiValidationPipe, assignRequestId, bodyParsing, NODE_MAX_HEADER_SIZE, refuseLargeHead, renderError, RouteTable } from '@app/http';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { requestLog } from '@app/logging';
 import { ApiModule } from './api.module';
@@ -23,7 +23,8 @@ export async function createApiApp(
   extraModules: Type<unknown>[] = [],
 ): Promise<NestExpressApplication> {
   // A request without Host is answered by the front door, in the envelope, not by Node's bare 400.
-  const httpsOptions = { ...(await loadTls(config)), requireHostHeader: false };
+  // Heads over 16 KB are refused by the front door, which knows the path (SCIM answers in its schema), not by Node.
+  const httpsOptions = { ...(await loadTls(config)), requireHostHeader: false, maxHeaderSize: NODE_MAX_HEADER_SIZE };
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config, extraModules), {
     httpsOptions,
     bodyParser: false,
@@ -48,6 +49,7 @@ export async function createApiApp(
   app.use((req: Request, res: Response, next: NextFunction) => {
     assignRequestId(req, res);
     startLog(req, res);
+    if (refuseLargeHead(req, res)) return;
     if (req.headers.host === undefined && req.httpVersion === '1.1') {
       return renderError(req, res, { code: 'invalid_request', message: 'An HTTP/1.1 request must carry a Host header.' });
     }
