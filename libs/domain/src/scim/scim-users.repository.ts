@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { UserCondition } from './scim-filter';
 import { emailKeys, ScimUserRow, UserFields } from './scim-user-model';
+import type { ScimAttributes } from './scim-user-extras';
 import { isId } from '../common/ids';
 
 /**
@@ -26,7 +27,7 @@ const LIVE = `(p.id IS NOT NULL OR i.status = 'pending' OR (s.deactivated AND i.
 
 const COLUMNS = `
   s.id, s.organisation_id, s.email_key, s.external_id, s.given_name, s.family_name, s.formatted_name,
-  s.employee_number, s.department, s.manager_id, s.emails, s.deactivated, s.created_at, s.updated_at,
+  s.employee_number, s.department, s.manager_id, s.emails, s.attributes, s.deactivated, s.created_at, s.updated_at,
   p.id AS person_id, p.email AS person_email, p.name AS person_name, p.job_title AS person_title,
   p.disabled AS person_disabled, p.updated_at AS person_updated_at,
   i.id AS inv_id, i.email AS inv_email, i.name AS inv_name, i.job_title AS inv_title, i.status AS inv_status,
@@ -115,13 +116,20 @@ export class ScimUsersRepository {
     await m.query(`DELETE FROM scim_users WHERE id = $1`, [id]);
   }
 
-  /** Writes the attributes SCIM keeps (all of them: what a field says, null included). */
-  async saveAttributes(m: EntityManager, id: string, f: UserFields): Promise<void> {
+  /**
+   * Writes the attributes SCIM keeps (all of them: what a field says, null included), with
+   * `platformName`, the platform's name once this write is done (see ScimAttributes).
+   */
+  async saveAttributes(m: EntityManager, id: string, f: UserFields, platformName: string | null): Promise<void> {
+    const attributes: ScimAttributes = { ...f.extras, displayName: f.displayName, platformName };
     await m.query(
       `UPDATE scim_users SET external_id = $2, given_name = $3, family_name = $4, formatted_name = $5, employee_number = $6,
-              department = $7, manager_id = $8, emails = $9::jsonb, email_keys = $10::text[], updated_at = now()
+              department = $7, manager_id = $8, emails = $9::jsonb, email_keys = $10::text[], attributes = $11::jsonb, updated_at = now()
         WHERE id = $1`,
-      [id, f.externalId, f.givenName, f.familyName, f.formatted, f.employeeNumber, f.department, f.managerId, f.emails ? JSON.stringify(f.emails) : null, emailKeys(f.emails, f.userName)],
+      [
+        id, f.externalId, f.givenName, f.familyName, f.formatted, f.employeeNumber, f.department, f.managerId,
+        f.emails ? JSON.stringify(f.emails) : null, emailKeys(f.emails, f.userName), JSON.stringify(attributes),
+      ],
     );
   }
 
