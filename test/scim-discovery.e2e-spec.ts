@@ -80,7 +80,7 @@ describe('SCIM discovery and the common answers', () => {
         ...base,
         nickName: 'n', profileUrl: 'https://p.example/s', userType: 'Employee', locale: 'en-US', timezone: 'Europe/Amsterdam',
         ims: list, photos: [{ value: 'https://p.example/s.png', type: 'photo' }], entitlements: list, roles: list,
-        [SCIM.enterprise]: { ...base[SCIM.enterprise], costCenter: 'c', organization: 'o', division: 'd' },
+        [SCIM.enterprise]: { ...(base[SCIM.enterprise] as object), costCenter: 'c', organization: 'o', division: 'd' },
       };
       const user = (await scim(api, t, 'post', '/Users', everything)).body;
       const manager = (await scim(api, t, 'post', '/Users', entraUser(`b.${rand()}@${t.domain}`))).body;

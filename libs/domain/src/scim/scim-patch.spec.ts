@@ -115,7 +115,7 @@ describe('applyScimPatch on a User', () => {
   });
 
   it('"" clears a string as null does (Entra\'s null update), but is no boolean', () => {
-    const start = { ...user(), title: 'Nurse', name: { givenName: 'Ana' } };
+    const start: ScimJson = { ...user(), title: 'Nurse', name: { givenName: 'Ana' } };
     const out = applyScimPatch(start, patch({ op: 'Replace', path: 'emails[type eq "work"].value', value: '' }, { op: 'Replace', path: 'title', value: '' }, { op: 'Replace', value: { 'name.givenName': '' } }), USER_RESOURCE);
     expect(out).toEqual({ schemas: start.schemas, id: start.id, userName: start.userName, displayName: 'Ana', active: true });
     expect(error(() => applyScimPatch(start, patch({ op: 'Replace', path: 'active', value: '' }), USER_RESOURCE))).toEqual({ status: 422, scimType: 'invalidValue' });
