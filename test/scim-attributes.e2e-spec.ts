@@ -65,6 +65,13 @@ describe('SCIM attributes answered as written', () => {
       expect(written(await patched(t, id, { op: 'Replace', path: 'emails[type eq "work"].value', value: '' }))).toEqual(written(once));
       await patched(t, id, { op: 'Add', path: 'emails[type eq "work"].value', value: email });
       expect((await patched(t, id, { op: 'Replace', path: 'emails[type eq "work"].value', value: null })).emails).toBeUndefined();
+      // Whole values too: an email whose value is "" (or null) is no address, not a bad one.
+      const home = `home.${rand()}@x.example`;
+      const replaced = await patched(t, id, { op: 'Replace', path: 'emails', value: [{ type: 'work', value: '' }, { type: 'home', value: home }] });
+      expect(replaced.emails).toEqual([{ type: 'home', value: home }]);
+      const put = await scim(api, t, 'put', `/Users/${id}`, { ...entraUser(email), emails: [{ type: 'work', value: '', primary: true }] });
+      expect(put.status).toBe(200);
+      expect(put.body.emails).toBeUndefined();
     });
 
     it('"" clears every other string Entra maps (title, names, displayName, enterprise fields, manager, kept attributes), as null does', async () => {
@@ -108,6 +115,9 @@ describe('SCIM attributes answered as written', () => {
       expect(noDisplay.name).toEqual({ givenName: 'Test', familyName: 'User' });
       // The platform still shows a name: the one the remaining name parts make.
       expect(await person(email)).toMatchObject({ name: 'Test User' });
+      // A filter on displayName sees what is answered, not the platform's name.
+      const byName = await scim(api, t, 'get', `/Users?filter=${encodeURIComponent('displayName eq "Test User"')}`);
+      expect(byName.body.totalResults).toBe(0);
       const noGiven = await patched(t, id, { op: 'replace', path: 'name.givenName', value: null });
       expect(noGiven.name).toEqual({ familyName: 'User' });
       expect(noGiven.displayName).toBeUndefined();

@@ -103,6 +103,17 @@ describe('SCIM group membership when groups overlap', () => {
     expect(await where(t, u, a, b)).toBe('none');
   });
 
+  it('deleting the first group (Okta\'s unlink and delete) lets the waiting group take the person', async () => {
+    const t = await scimTenant(api);
+    const u = await user(t);
+    const [a, b] = [(await group(t)).id, (await group(t)).id];
+    await add(t, a, u.id);
+    await add(t, b, u.id);
+    expect((await scim(api, t, 'delete', `/Groups/${a}`)).status).toBe(204);
+    expect(await groupOf(u.userName)).toBe(b);
+    expect(await memberIds(t, b)).toEqual([u.id]);
+  });
+
   it('a person placed in a group by other means (REST) is moved by a SCIM add, as before', async () => {
     const t = await scimTenant(api);
     const u = await user(t);

@@ -86,9 +86,16 @@ export class ScimGroupsService {
     });
   }
 
-  /** 409 group_holds_cases or last_people_manager as over REST; members keep their accounts. */
+  /**
+   * 409 group_holds_cases or last_people_manager as over REST; members keep their accounts, and go
+   * to a group whose claim on them was waiting (see ScimMembership), if any.
+   */
   async remove(organisationId: string, id: string): Promise<void> {
-    await this.groups.delete(organisationId, id);
+    await this.managers.preserving(organisationId, async (m) => {
+      const members = (await this.repo.members(m, organisationId, [id])).map((x) => x.user_id);
+      await this.groups.delete(organisationId, id);
+      await this.membership.rehome(m, organisationId, members);
+    });
   }
 
   private async save(m: EntityManager, caller: ScimCaller, row: ScimGroupRow, before: string[] | undefined, next: GroupFields): Promise<void> {

@@ -69,20 +69,34 @@ export class ScimMembership {
       if (removing.length > 0) {
         await this.groups.unclaim(m, groupId, removing);
         const leaving = (await this.users.find(m, org, { ids: removing })).filter((r) => String(r.group_id) === groupId);
-        const next = await this.groups.firstClaims(m, leaving.map((r) => String(r.id)));
-        const byTarget = new Map<string | null, ScimUserRow[]>();
-        for (const r of leaving) {
-          const target = await this.fallback(m, org, next.get(String(r.id)) ?? null);
-          byTarget.set(target, [...(byTarget.get(target) ?? []), r]);
-        }
-        for (const [target, rows] of byTarget) {
-          const { people, invitations } = split(rows);
-          await this.groups.place(m, target, people, invitations, groupId);
-          if (target !== null) touched.add(target);
-        }
+        await this.toNextClaim(m, org, leaving, groupId, touched);
       }
       await this.groups.touch(m, [...touched]);
     });
+  }
+
+  /** After a group was deleted: its former members (SCIM user ids) go to the group that claimed them next. */
+  async rehome(m: EntityManager, org: string, userIds: string[]): Promise<void> {
+    if (userIds.length === 0) return;
+    const touched = new Set<string>();
+    await this.toNextClaim(m, org, (await this.users.find(m, org, { ids: userIds })).filter((r) => r.group_id === null), null, touched);
+    await this.groups.touch(m, [...touched]);
+  }
+
+  /** Puts people leaving group `from` (or in none) into their earliest standing claim, else none. */
+  private async toNextClaim(m: EntityManager, org: string, rows: ScimUserRow[], from: string | null, touched: Set<string>): Promise<void> {
+    const next = await this.groups.firstClaims(m, rows.map((r) => String(r.id)));
+    const byTarget = new Map<string | null, ScimUserRow[]>();
+    for (const r of rows) {
+      const target = await this.fallback(m, org, next.get(String(r.id)) ?? null);
+      byTarget.set(target, [...(byTarget.get(target) ?? []), r]);
+    }
+    for (const [target, list] of byTarget) {
+      if (target === null && from === null) continue;
+      const { people, invitations } = split(list);
+      await this.groups.place(m, target, people, invitations, from ?? undefined);
+      if (target !== null) touched.add(target);
+    }
   }
 
   /** The waiting group a leaving person goes to; none when it may not be granted any more (its permissions changed). */

@@ -185,14 +185,19 @@ export function userFields(state: ScimJson): UserFields {
   const manager = obj(enterprise.manager);
   const managerId = text(manager.value);
   if (managerId !== null && !isId(managerId)) throw invalidValue(`${SCIM_URN.enterprise}:manager.value: must be the id of a User.`);
+  // An element whose value is "" or null is no address (Entra's null update), not a bad one.
+  const blank = (e: ScimJson) => e.value === null || (typeof e.value === 'string' && e.value.trim() === '');
   const emails = Array.isArray(state.emails)
-    ? (state.emails as ScimJson[]).map((e, i): ScimEmail => {
+    ? (state.emails as ScimJson[]).flatMap((e, i): ScimEmail[] => {
+        if (blank(e)) return [];
         if (e.value === undefined) throw invalidValue(`emails[${i}].value: is required.`);
-        return {
-          value: address(e.value, `emails[${i}].value`),
-          ...(text(e.type) !== null ? { type: text(e.type) as string } : {}),
-          ...(typeof e.primary === 'boolean' ? { primary: e.primary } : {}),
-        };
+        return [
+          {
+            value: address(e.value, `emails[${i}].value`),
+            ...(text(e.type) !== null ? { type: text(e.type) as string } : {}),
+            ...(typeof e.primary === 'boolean' ? { primary: e.primary } : {}),
+          },
+        ];
       })
     : null;
   if (emails && emails.length > 20) throw invalidValue('emails: at most 20 addresses.');

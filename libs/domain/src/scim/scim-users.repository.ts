@@ -23,6 +23,11 @@ const FROM = `
      ORDER BY i.id DESC LIMIT 1
   ) i ON true`;
 
+/** The displayName answered (see displayNameOf in scim-user-model): SCIM's while the platform's name is the one SCIM's last write made. */
+const DISPLAY_NAME = `(CASE WHEN s.attributes IS NOT NULL
+    AND NULLIF(btrim(s.attributes->>'platformName'), '') IS NOT DISTINCT FROM NULLIF(btrim(COALESCE(p.name, i.name)), '')
+  THEN s.attributes->>'displayName' ELSE COALESCE(p.name, i.name) END)`;
+
 const LIVE = `(p.id IS NOT NULL OR i.status = 'pending' OR (s.deactivated AND i.status = 'withdrawn'))`;
 
 const COLUMNS = `
@@ -47,7 +52,7 @@ function where(organisationId: string, q: UserQuery): { sql: string; params: unk
   for (const c of q.conditions ?? []) {
     if (c.attr === 'userName') parts.push(`s.email_key = lower(${add(c.value)})`);
     else if (c.attr === 'externalId') parts.push(`s.external_id = ${add(c.value)}`);
-    else if (c.attr === 'displayName') parts.push(`lower(btrim(COALESCE(p.name, i.name))) = lower(btrim(${add(c.value)})) AND btrim(COALESCE(p.name, i.name)) <> ''`);
+    else if (c.attr === 'displayName') parts.push(`lower(btrim(${DISPLAY_NAME})) = lower(btrim(${add(c.value)})) AND btrim(${DISPLAY_NAME}) <> ''`);
     else if (c.attr === 'email') parts.push(`s.email_keys @> ARRAY[${add(c.type ? `${c.type.toLowerCase()}|${c.value.toLowerCase()}` : `*${c.value.toLowerCase()}`)}]::text[]`);
   }
   return { sql: parts.join(' AND '), params };
