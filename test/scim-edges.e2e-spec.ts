@@ -75,6 +75,7 @@ describe('SCIM answers from every layer', () => {
       expectRawScim(await raw(`GET /scim/v2/Users HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n`), 400);
       expectRawRest(await raw(`GET /v1/me HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nAuthorization: Bearer ${t.key}\r\n\r\n`), 400);
       expectRawRest(await raw(`GET /v1/me HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n`), 400);
+      expectRawScim(await raw('CONNECT /scim/v2/Users HTTP/1.1\r\nHost: x\r\n\r\n'), 405);
     });
 
     it('the key check: 401 without a key or with a wrong one, 403 ip_not_allowed and module_off', async () => {
