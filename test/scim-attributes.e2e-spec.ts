@@ -61,6 +61,11 @@ describe('SCIM attributes answered as written', () => {
       const once = await patched(t, id, { op: 'Replace', path: 'emails[type eq "work"].value', value: '' });
       expect(once.emails).toBeUndefined();
       expect(once.userName).toBe(email);
+      // Filters see what is answered: no work email any more, the userName still.
+      const count = async (filter: string) => (await scim(api, t, 'get', `/Users?filter=${encodeURIComponent(filter)}`)).body.totalResults;
+      expect(await count(`emails[type eq "work"].value eq "${email}"`)).toBe(0);
+      expect(await count(`emails.value eq "${email}"`)).toBe(0);
+      expect(await count(`userName eq "${email}"`)).toBe(1);
       // Entra sends the same null update every cycle: still 200, nothing changes.
       expect(written(await patched(t, id, { op: 'Replace', path: 'emails[type eq "work"].value', value: '' }))).toEqual(written(once));
       await patched(t, id, { op: 'Add', path: 'emails[type eq "work"].value', value: email });

@@ -227,14 +227,14 @@ export function platformName(f: UserFields): string | null {
 }
 
 /**
- * Search keys of a user's email values, for `emails.value eq` (`*addr`) and
- * `emails[type eq "t"].value eq` (`t|addr`), lowercased. No emails: the sign-in address is the
- * work email (what the user answers as `emails`).
+ * Search keys of the email values SCIM wrote, for `emails.value eq` (`*addr`) and
+ * `emails[type eq "t"].value eq` (`t|addr`), lowercased. No emails: no keys, as such a user
+ * answers no `emails` (a user SCIM never wrote has its sign-in address as work email, keyed so by
+ * the trigger that made its row).
  */
-export function emailKeys(emails: ScimEmail[] | null, userName: string): string[] {
-  const list = emails ?? [{ value: userName, type: 'work' }];
+export function emailKeys(emails: ScimEmail[] | null): string[] {
   const keys = new Set<string>();
-  for (const e of list) {
+  for (const e of emails ?? []) {
     const v = e.value.toLowerCase();
     keys.add(`*${v}`);
     if (e.type) keys.add(`${e.type.toLowerCase()}|${v}`);

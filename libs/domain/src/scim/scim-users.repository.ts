@@ -133,7 +133,7 @@ export class ScimUsersRepository {
         WHERE id = $1`,
       [
         id, f.externalId, f.givenName, f.familyName, f.formatted, f.employeeNumber, f.department, f.managerId,
-        f.emails ? JSON.stringify(f.emails) : null, emailKeys(f.emails, f.userName), JSON.stringify(attributes),
+        f.emails ? JSON.stringify(f.emails) : null, emailKeys(f.emails), JSON.stringify(attributes),
       ],
     );
   }
