@@ -205,7 +205,7 @@ export const GROUP_SCHEMA: SchemaDef = {
   description: 'A group of the organisation. Created through SCIM it holds no permissions.',
   attributes: [
     attr('displayName', 'The group name, unique in the organisation ignoring case.', { required: true, uniqueness: 'server', maxLength: 100 }),
-    attr('members', 'The people in the group. A person is in at most one group: adding them here moves them from any other.', {
+    attr('members', 'The people in the group. A person is in at most one group: the group that claimed them first keeps them; an add here waits until it lets them go.', {
       type: 'complex',
       multiValued: true,
       subAttributes: [
