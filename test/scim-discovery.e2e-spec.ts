@@ -73,7 +73,16 @@ describe('SCIM discovery and the common answers', () => {
 
     it('describes exactly the attributes a user and a group carry (nothing promised that is not kept)', async () => {
       const t = await scimTenant(api);
-      const user = (await scim(api, t, 'post', '/Users', entraUser(`s.${rand()}@${t.domain}`))).body;
+      // Every attribute the schema promises, written (a user carries only what was written to it).
+      const base = entraUser(`s.${rand()}@${t.domain}`);
+      const list = [{ value: 'v', type: 'work' }];
+      const everything = {
+        ...base,
+        nickName: 'n', profileUrl: 'https://p.example/s', userType: 'Employee', locale: 'en-US', timezone: 'Europe/Amsterdam',
+        ims: list, photos: [{ value: 'https://p.example/s.png', type: 'photo' }], entitlements: list, roles: list,
+        [SCIM.enterprise]: { ...(base[SCIM.enterprise] as object), costCenter: 'c', organization: 'o', division: 'd' },
+      };
+      const user = (await scim(api, t, 'post', '/Users', everything)).body;
       const manager = (await scim(api, t, 'post', '/Users', entraUser(`b.${rand()}@${t.domain}`))).body;
       await scim(api, t, 'patch', `/Users/${user.id}`, { schemas: [SCIM.list.replace('ListResponse', 'PatchOp')], Operations: [{ op: 'add', path: `${SCIM.enterprise}:manager`, value: manager.id }] });
       const full = (await scim(api, t, 'get', `/Users/${user.id}`)).body;

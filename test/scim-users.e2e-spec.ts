@@ -49,8 +49,10 @@ describe('SCIM Users', () => {
         id,
         externalId: '00ujl29u0le5T6Aj10h7',
         userName: email,
-        name: { givenName: 'Test', familyName: 'User', formatted: 'Test User' },
+        // As written (issue 11): no name.formatted the client did not send; locale kept.
+        name: { givenName: 'Test', familyName: 'User' },
         displayName: 'Test User',
+        locale: 'en-US',
         active: true,
         emails: [{ value: email, type: 'work', primary: true }],
         groups: [],
@@ -92,7 +94,8 @@ describe('SCIM Users', () => {
       const got = (await scim(api, t, 'get', `/Users/${id}`)).body;
       const put = await scim(api, t, 'put', `/Users/${id}`, { ...got, name: { givenName: 'Tess', familyName: 'User' }, displayName: 'Tess User', title: 'Coordinator', password: 'x' });
       expect(put.status).toBe(200);
-      expect(put.body).toMatchObject({ id, name: { givenName: 'Tess', familyName: 'User', formatted: 'Tess User' }, displayName: 'Tess User', title: 'Coordinator', active: true });
+      expect(put.body).toMatchObject({ id, name: { givenName: 'Tess', familyName: 'User' }, displayName: 'Tess User', title: 'Coordinator', active: true });
+      expect(put.body.name.formatted).toBeUndefined();
       expect(await person(got.userName)).toMatchObject({ name: 'Tess User', jobTitle: 'Coordinator' });
       // A PUT leaving an attribute out clears it (title), but `active` is kept when not sent.
       const cleared = await scim(api, t, 'put', `/Users/${id}`, { schemas: [SCIM.user], userName: got.userName });
@@ -134,7 +137,7 @@ describe('SCIM Users', () => {
       }
     });
 
-    it('creates with its body (addresses, phone numbers, preferredLanguage ignored; enterprise kept) and matches on userName, externalId or work email', async () => {
+    it('creates with its body (addresses, phone numbers, preferredLanguage and enterprise kept) and matches on userName, externalId or work email', async () => {
       const t = await scimTenant(api);
       const email = `ana.${rand()}@${t.domain}`;
       const body = entraUser(email, 'ana-object-id');
@@ -148,7 +151,8 @@ describe('SCIM Users', () => {
         name: { formatted: 'Ana López', familyName: 'López', givenName: 'Ana' },
         [SCIM.enterprise]: { employeeNumber: '1001', department: 'Care' },
       });
-      expect(created.addresses).toBeUndefined();
+      // Kept and answered as sent since issue 11 (Entra re-sends what an answer lacks).
+      expect(created).toMatchObject({ addresses: body.addresses, phoneNumbers: body.phoneNumbers, preferredLanguage: 'en-US' });
       for (const filter of [`userName eq "${email}"`, 'externalId eq "ana-object-id"', `emails[type eq "work"].value eq "${email.toUpperCase()}"`, `emails.value eq "${email}"`, `displayName eq "ana lópez" and externalId eq "ana-object-id"`]) {
         const res = await scim(api, t, 'get', `/Users?filter=${q(filter)}`);
         expect({ filter, ids: res.body.Resources?.map((r: { id: string }) => r.id) }).toEqual({ filter, ids: [created.id] });

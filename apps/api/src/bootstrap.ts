@@ -11,6 +11,8 @@ import {
   assignRequestId,
   bodyParsing,
   cutStalledBodies,
+  NODE_MAX_HEADER_SIZE,
+  refuseLargeHead,
   renderError,
   RouteTable,
   serverTimeouts,
@@ -34,7 +36,13 @@ export async function createApiApp(
 ): Promise<NestExpressApplication> {
   // A request without Host is answered by the front door, in the envelope, not by Node's bare 400.
   // Slow clients are cut (stalled headers, a stalled body, a whole request too slow): see slow-clients.ts.
-  const httpsOptions = { ...(await loadTls(config)), requireHostHeader: false, ...serverTimeouts(config.http) };
+  // Heads over 16 KB are refused by the front door, which knows the path (SCIM answers in its schema), not by Node.
+  const httpsOptions = {
+    ...(await loadTls(config)),
+    requireHostHeader: false,
+    maxHeaderSize: NODE_MAX_HEADER_SIZE,
+    ...serverTimeouts(config.http),
+  };
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config, extraModules), {
     httpsOptions,
     bodyParser: false,
@@ -63,6 +71,7 @@ export async function createApiApp(
     assignRequestId(req, res);
     startLog(req, res);
     watchBody(req, res);
+    if (refuseLargeHead(req, res)) return;
     if (req.headers.host === undefined && req.httpVersion === '1.1') {
       return renderError(req, res, { code: 'invalid_request', message: 'An HTTP/1.1 request must carry a Host header.' });
     }

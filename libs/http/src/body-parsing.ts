@@ -63,7 +63,8 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
       const own = mediaType(req) === FORM_TYPE ? undefined : ownLimit(req);
       if (own) return renderError(req, res, own.tooLarge);
       const what = mediaType(req) === FORM_TYPE ? `form body is larger than ${FORM_BODY_LIMIT}` : `JSON body is larger than ${JSON_BODY_LIMIT}`;
-      return renderError(req, res, { code: 'invalid_request', message: `The ${what}.`, scimType: 'tooLarge' });
+      // SCIM: 413, which RFC 7644 §3.12 names for a payload over the limit ("tooLarge" is no keyword of it).
+      return renderError(req, res, { code: 'invalid_request', message: `The ${what}.`, scimStatus: 413 });
     }
     if (type === 'parameters.too.many') {
       return renderError(req, res, { code: 'invalid_request', message: 'The form has too many fields.' });

@@ -32,10 +32,17 @@ export interface RenderedError {
   headers?: Record<string, string>;
   /** SCIM's `scimType`, where RFC 7644 defines one for the case. */
   scimType?: string;
+  /** SCIM's status where RFC 7644 names another than the code's (413 for a body over the limit). */
+  scimStatus?: number;
 }
 
 // Case-insensitive, as express routes paths: /SCIM/v2/Users reaches the SCIM controllers too.
-export const isScimPath = (req: Request): boolean => /^\/scim\//i.test(req.originalUrl ?? req.url);
+export const isScimUrl = (url: string | undefined): boolean => /^\/scim\//i.test(url ?? '');
+export const isScimPath = (req: Request): boolean => isScimUrl(req.originalUrl ?? req.url);
+
+/** RFC 7644 §3.12's error body, `status` as a string. */
+export const scimErrorJson = (status: number, detail: string, scimType?: string): string =>
+  JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: String(status), ...(scimType ? { scimType } : {}), detail });
 
 /**
  * Writes an error: `{error:{code,message}}` on the REST interface, RFC 7644's error schema on
@@ -47,14 +54,8 @@ export function renderError(req: Request, res: Response, err: RenderedError): vo
   const status = STATUS_BY_CODE[err.code];
   for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
   if (isScimPath(req)) {
-    res.status(status).type('application/scim+json').send(
-      JSON.stringify({
-        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
-        status: String(status),
-        ...(err.scimType ? { scimType: err.scimType } : {}),
-        detail: err.message,
-      }),
-    );
+    const scimStatus = err.scimStatus ?? status;
+    res.status(scimStatus).type('application/scim+json').send(scimErrorJson(scimStatus, err.message, err.scimType));
     return;
   }
   res.status(status).json({ error: { code: err.code, message: err.message } });

@@ -6,6 +6,7 @@ export * from './client-error';
 export * from './compose-middleware';
 export * from './digits-id.pipe';
 export * from './error-render';
+export * from './header-limit';
 export * from './pagination/page-query.dto';
 export * from './request-id';
 export * from './route-table';

@@ -26,7 +26,8 @@ export class RouteTable {
       byPath.set(layer.route.path, set);
     }
     this.entries = [...byPath].map(([path, methods]) => ({
-      pattern: routePattern(path),
+      // Case-insensitive, as express matches routes: /SCIM/v2/Users is /scim/v2/Users.
+      pattern: routePattern(path, 'i'),
       methods,
     }));
   }

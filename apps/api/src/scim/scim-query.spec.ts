@@ -1,6 +1,6 @@
 import { DomainError } from '@app/domain';
 import { ScimError } from '@app/domain';
-import { listResponse, readListQuery } from './scim-query';
+import { listResponse, readListQuery, SCIM_MAX_START_INDEX } from './scim-query';
 
 describe('readListQuery', () => {
   it('reads Okta\'s lookup query', () => {
@@ -22,7 +22,22 @@ describe('readListQuery', () => {
     expect(readListQuery({ excludedAttributes: 'members', sortBy: 'userName' }).projection).toEqual({ attributes: undefined, excludedAttributes: ['members'] });
   });
 
+  it('caps an integer of any length (10 digits and more) instead of refusing it', () => {
+    expect(readListQuery({ count: '9999999999' }).page.count).toBe(1000);
+    expect(readListQuery({ count: '99999999999999999999999999' }).page.count).toBe(1000);
+    expect(readListQuery({ count: '-99999999999999999999' }).page.count).toBe(0);
+    expect(readListQuery({ startIndex: '1000000000' }).page.startIndex).toBe(1_000_000_000);
+    expect(readListQuery({ startIndex: '99999999999' }).page.startIndex).toBe(SCIM_MAX_START_INDEX);
+    expect(readListQuery({ startIndex: '123456789012345678901234567890' }).page.startIndex).toBe(SCIM_MAX_START_INDEX);
+    expect(readListQuery({ startIndex: '-123456789012345678901234567890' }).page.startIndex).toBe(1);
+    expect(readListQuery({ startIndex: ' 0012 ' }).page.startIndex).toBe(12);
+  });
+
   it('refuses a non-integer paging parameter (400) and two filters (400 invalidFilter)', () => {
+    for (const bad of ['ten', '1.5', '1e3', '0x10', '+5', '--1', '1 2', '']) {
+      if (bad !== '') expect(() => readListQuery({ count: bad })).toThrow(DomainError);
+      expect(() => readListQuery({ startIndex: `${bad}x` })).toThrow(DomainError);
+    }
     expect(() => readListQuery({ count: 'ten' })).toThrow(DomainError);
     expect(() => readListQuery({ filter: ['a', 'b'] })).toThrow(ScimError);
   });

@@ -4,6 +4,8 @@ import { Webhooks1763770000000 } from './1763770000000-Webhooks';
 import { Scim1763780000000 } from './1763780000000-Scim';
 import { Documents1763790000000 } from './1763790000000-Documents';
 import { CursorSecret1764010000000 } from './1764010000000-CursorSecret';
+import { ScimAttributes1764020000000 } from './1764020000000-ScimAttributes';
+import { ScimGroupClaims1764020100000 } from './1764020100000-ScimGroupClaims';
 
 /** Listed explicitly (not globbed) so the same list works from dist/, jest and the CLI. */
 export const MIGRATIONS = [
@@ -13,4 +15,6 @@ export const MIGRATIONS = [
   Scim1763780000000,
   Documents1763790000000,
   CursorSecret1764010000000,
+  ScimAttributes1764020000000,
+  ScimGroupClaims1764020100000,
 ];

@@ -108,6 +108,45 @@ export class ScimGroupsRepository {
     return [...left];
   }
 
+  /** Records that the group claims these users (a claim already made keeps its place in line). */
+  async claim(m: EntityManager, groupId: string, userIds: string[]): Promise<void> {
+    await m.query(
+      `INSERT INTO scim_group_claims (user_id, group_id) SELECT u, $1 FROM unnest($2::bigint[]) WITH ORDINALITY AS x(u, n) ORDER BY n
+       ON CONFLICT DO NOTHING`,
+      [groupId, userIds],
+    );
+  }
+
+  async unclaim(m: EntityManager, groupId: string, userIds: string[]): Promise<void> {
+    await m.query(`DELETE FROM scim_group_claims WHERE group_id = $1 AND user_id = ANY($2::bigint[])`, [groupId, userIds]);
+  }
+
+  /** Of these users, the ones their current group claims (SCIM put them there and still wants them). */
+  async claimedWhereTheyAre(m: EntityManager, placed: Array<{ userId: string; groupId: string }>): Promise<Set<string>> {
+    if (placed.length === 0) return new Set();
+    const rows: Array<{ user_id: string }> = await m.query(
+      `SELECT c.user_id::text FROM scim_group_claims c JOIN unnest($1::bigint[], $2::bigint[]) AS p(u, g) ON c.user_id = p.u AND c.group_id = p.g`,
+      [placed.map((p) => p.userId), placed.map((p) => p.groupId)],
+    );
+    return new Set(rows.map((r) => r.user_id));
+  }
+
+  /** Each user's earliest standing claim, by user id. */
+  async firstClaims(m: EntityManager, userIds: string[]): Promise<Map<string, string>> {
+    if (userIds.length === 0) return new Map();
+    const rows: Array<{ user_id: string; group_id: string }> = await m.query(
+      `SELECT DISTINCT ON (user_id) user_id::text, group_id::text FROM scim_group_claims WHERE user_id = ANY($1::bigint[]) ORDER BY user_id, id`,
+      [userIds],
+    );
+    return new Map(rows.map((r) => [r.user_id, r.group_id]));
+  }
+
+  /** Users the group claims, in claim order (those it holds and those waiting for an earlier claim to end). */
+  async claimants(m: EntityManager, groupId: string): Promise<string[]> {
+    const rows: Array<{ user_id: string }> = await m.query(`SELECT user_id::text FROM scim_group_claims WHERE group_id = $1 ORDER BY id`, [groupId]);
+    return rows.map((r) => r.user_id);
+  }
+
   async touch(m: EntityManager, groupIds: string[]): Promise<void> {
     if (groupIds.length > 0) await m.query(`UPDATE groups SET updated_at = now() WHERE id = ANY($1::bigint[])`, [groupIds]);
   }

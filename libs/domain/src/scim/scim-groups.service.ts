@@ -69,7 +69,7 @@ export class ScimGroupsService {
     const next = groupFields(readScimResource(body, GROUP_RESOURCE));
     return this.managers.preserving(caller.organisationId, async (m) => {
       const row = await this.load(m, caller.organisationId, id);
-      const before = hasKey(body, 'members') ? (await this.repo.members(m, row.organisation_id, [row.id])).map((x) => x.user_id) : undefined;
+      const before = hasKey(body, 'members') ? await this.claimed(m, row, await this.repo.members(m, row.organisation_id, [row.id])) : undefined;
       await this.save(m, caller, row, before, next);
       return this.read(m, caller, id, true);
     });
@@ -79,15 +79,23 @@ export class ScimGroupsService {
     return this.managers.preserving(caller.organisationId, async (m) => {
       const row = await this.load(m, caller.organisationId, id);
       const members = await this.repo.members(m, caller.organisationId, [row.id]);
-      const next = groupFields(applyScimPatch(groupState(row, members), body, GROUP_RESOURCE));
-      await this.save(m, caller, row, members.map((x) => x.user_id), next);
+      const before = await this.claimed(m, row, members);
+      const next = groupFields(applyScimPatch(groupState(row, before.map((user_id) => ({ group_id: row.id, user_id, display: '' }))), body, GROUP_RESOURCE));
+      await this.save(m, caller, row, before, next);
       return this.read(m, caller, id, true);
     });
   }
 
-  /** 409 group_holds_cases or last_people_manager as over REST; members keep their accounts. */
+  /**
+   * 409 group_holds_cases or last_people_manager as over REST; members keep their accounts, and go
+   * to a group whose claim on them was waiting (see ScimMembership), if any.
+   */
   async remove(organisationId: string, id: string): Promise<void> {
-    await this.groups.delete(organisationId, id);
+    await this.managers.preserving(organisationId, async (m) => {
+      const members = (await this.repo.members(m, organisationId, [id])).map((x) => x.user_id);
+      await this.groups.delete(organisationId, id);
+      await this.membership.rehome(m, organisationId, members);
+    });
   }
 
   private async save(m: EntityManager, caller: ScimCaller, row: ScimGroupRow, before: string[] | undefined, next: GroupFields): Promise<void> {
@@ -102,6 +110,16 @@ export class ScimGroupsService {
       await this.repo.touch(m, [row.id]);
     }
     if (before !== undefined) await this.membership.set(caller, row.id, before, next.members);
+  }
+
+  /**
+   * The members as the provisioning client set them, which a write starts from: those in the group
+   * and those its claim waits for (see ScimMembership), so a PUT or a replace without them
+   * withdraws the claim and an add of someone else keeps it.
+   */
+  private async claimed(m: EntityManager, row: ScimGroupRow, members: ScimMemberRow[]): Promise<string[]> {
+    const ids = members.map((x) => x.user_id);
+    return [...ids, ...(await this.repo.claimants(m, row.id)).filter((id) => !ids.includes(id))];
   }
 
   private async load(m: EntityManager, organisationId: string, id: string): Promise<ScimGroupRow> {

@@ -76,8 +76,8 @@ describe('applyScimPatch on a User', () => {
   });
 
   it('an extension SCIM_URN as a key whose value holds its attributes', () => {
-    const out = applyScimPatch(user(), patch({ op: 'add', value: { [ENT]: { department: 'Care', costCenter: 'ignored' } } }), USER_RESOURCE);
-    expect(out[ENT]).toEqual({ department: 'Care' });
+    const out = applyScimPatch(user(), patch({ op: 'add', value: { [ENT]: { department: 'Care', costCenter: 'CC-1' } } }), USER_RESOURCE);
+    expect(out[ENT]).toEqual({ department: 'Care', costCenter: 'CC-1' });
   });
 
   it('Entra: emails[type eq "work"].value replaces the work address, or creates it when there is none', () => {
@@ -105,8 +105,20 @@ describe('applyScimPatch on a User', () => {
   });
 
   it('accepts and ignores RFC attributes it does not keep, in paths and values', () => {
-    const out = applyScimPatch(user(), patch({ op: 'Add', path: 'phoneNumbers[type eq "work"].value', value: '+1' }, { op: 'Replace', value: { preferredLanguage: 'en', locale: 'en-US' } }), USER_RESOURCE);
+    const out = applyScimPatch(user(), patch({ op: 'Add', path: 'x509Certificates', value: [{ value: 'MIIB' }] }, { op: 'Replace', value: { password: 'secret' } }), USER_RESOURCE);
     expect(out).toEqual(user());
+  });
+
+  it('keeps the RFC attributes the platform has no field for (issue 11), in paths and values', () => {
+    const out = applyScimPatch(user(), patch({ op: 'Add', path: 'phoneNumbers[type eq "work"].value', value: '+1' }, { op: 'Replace', value: { preferredLanguage: 'en', locale: 'en-US' } }), USER_RESOURCE);
+    expect(out).toEqual({ ...user(), phoneNumbers: [{ type: 'work', value: '+1' }], preferredLanguage: 'en', locale: 'en-US' });
+  });
+
+  it('"" clears a string as null does (Entra\'s null update), but is no boolean', () => {
+    const start: ScimJson = { ...user(), title: 'Nurse', name: { givenName: 'Ana' } };
+    const out = applyScimPatch(start, patch({ op: 'Replace', path: 'emails[type eq "work"].value', value: '' }, { op: 'Replace', path: 'title', value: '' }, { op: 'Replace', value: { 'name.givenName': '' } }), USER_RESOURCE);
+    expect(out).toEqual({ schemas: start.schemas, id: start.id, userName: start.userName, displayName: 'Ana', active: true });
+    expect(error(() => applyScimPatch(start, patch({ op: 'Replace', path: 'active', value: '' }), USER_RESOURCE))).toEqual({ status: 422, scimType: 'invalidValue' });
   });
 
   it('add to a multi-valued attribute appends, without duplicates; the last primary wins', () => {
@@ -178,7 +190,7 @@ describe('applyScimPatch on a Group', () => {
 });
 
 describe('readScimResource', () => {
-  it('Okta create body: password, groups, locale and id are skipped; the rest read', () => {
+  it('Okta create body: password, groups and id are skipped; the rest read (locale kept)', () => {
     const out = readScimResource(
       {
         schemas: [SCIM_URN.user],
@@ -201,6 +213,7 @@ describe('readScimResource', () => {
       name: { givenName: 'Test', familyName: 'User' },
       emails: [{ primary: true, value: 'test.user@okta.local', type: 'work' }],
       displayName: 'Test User',
+      locale: 'en-US',
       externalId: '00ujl29u0le5T6Aj10h7',
       active: true,
     });

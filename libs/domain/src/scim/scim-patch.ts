@@ -92,7 +92,8 @@ function applyValueObject(res: ScimJson, op: PatchOpName, value: ScimJson, def: 
   }
 }
 
-function applyAt(res: ScimJson, op: PatchOpName, target: PathTarget, value: unknown, def: ResourceDef, ctx: Context): void {
+function applyAt(res: ScimJson, op: PatchOpName, target: PathTarget, given: unknown, def: ResourceDef, ctx: Context): void {
+  let value = given;
   if (target.kind === 'ignored') return;
   if (target.kind === 'extension') {
     if (op === 'remove' || value === null) {
@@ -114,6 +115,9 @@ function applyAt(res: ScimJson, op: PatchOpName, target: PathTarget, value: unkn
   }
   if (target.subIgnored) return;
   const { attr, sub } = target;
+  // Entra's null update is "": it clears a string (or a complex value given as a string, the
+  // manager) as null does. Not a boolean's value, and not a whole multi-valued list's (members).
+  if (value === '' && (sub ?? attr).type !== 'boolean' && (sub !== undefined || !attr.multiValued)) value = null;
   if (attr.mutability === 'readOnly' || sub?.mutability === 'readOnly') {
     if (ctx.wholeBody) return;
     // Okta renames a group with a path-less replace of {id, displayName}: its own id changes nothing.

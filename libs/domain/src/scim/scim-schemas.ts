@@ -78,6 +78,52 @@ const externalId = (what: string) =>
     maxLength: 255,
   });
 
+const kept = (name: string, description: string, maxLength = 200) => attr(name, `${description} Kept as sent; the platform does not use it.`, { maxLength });
+/** A multi-valued attribute of RFC 7643 §4.1.2 (value, display, type, primary), kept as sent. */
+const keptList = (name: string, description: string, valueMaxLength = 200, valueType: AttrDef['type'] = 'string') =>
+  attr(name, `${description} Kept as sent (at most 20); the platform does not use them.`, {
+    type: 'complex',
+    multiValued: true,
+    subAttributes: [
+      attr('value', 'The value.', { type: valueType, maxLength: valueMaxLength }),
+      attr('display', 'A name for display.', { maxLength: 200 }),
+      attr('type', 'A label, e.g. work.', { maxLength: 50 }),
+      attr('primary', 'The primary value (at most one).', { type: 'boolean' }),
+    ],
+  });
+
+/**
+ * RFC 7643 §4.1 attributes the platform has no field for: kept beside the person (scim_users)
+ * and answered as written, so what a client reads back is what it wrote.
+ */
+const KEPT_USER_ATTRIBUTES: AttrDef[] = [
+  kept('nickName', 'The casual name.'),
+  kept('profileUrl', 'A URL of the online profile.', 2048),
+  kept('userType', 'The relation to the organisation, e.g. Employee.'),
+  kept('preferredLanguage', 'The preferred written or spoken language, e.g. en-US.', 50),
+  kept('locale', 'The locale, e.g. en-US.', 50),
+  kept('timezone', 'The time zone, e.g. Europe/Amsterdam.', 100),
+  keptList('phoneNumbers', 'Phone numbers.'),
+  keptList('ims', 'Instant messaging addresses.'),
+  keptList('photos', 'URLs of photos.', 2048, 'reference'),
+  attr('addresses', 'Physical addresses. Kept as sent (at most 20); the platform does not use them.', {
+    type: 'complex',
+    multiValued: true,
+    subAttributes: [
+      attr('formatted', 'The full address, formatted for display.', { maxLength: 1000 }),
+      attr('streetAddress', 'The street.', { maxLength: 500 }),
+      attr('locality', 'The city or locality.', { maxLength: 200 }),
+      attr('region', 'The state or region.', { maxLength: 200 }),
+      attr('postalCode', 'The postal code.', { maxLength: 50 }),
+      attr('country', 'The country, ISO 3166-1 alpha-2.', { maxLength: 50 }),
+      attr('type', 'A label, e.g. work.', { maxLength: 50 }),
+      attr('primary', 'The primary address (at most one).', { type: 'boolean' }),
+    ],
+  }),
+  keptList('entitlements', 'Entitlements (they grant nothing on the platform).'),
+  keptList('roles', 'Roles (they grant nothing on the platform).'),
+];
+
 export const USER_SCHEMA: SchemaDef = {
   id: SCIM_URN.user,
   name: 'User',
@@ -95,8 +141,10 @@ export const USER_SCHEMA: SchemaDef = {
         attr('formatted', 'The full name, formatted for display.', { maxLength: 200 }),
         attr('familyName', 'The family name.', { maxLength: 200 }),
         attr('givenName', 'The given name.', { maxLength: 200 }),
+        attr('middleName', 'The middle name(s). Kept as sent.', { maxLength: 200 }),
+        attr('honorificPrefix', 'The honorific prefix, e.g. "Dr.". Kept as sent.', { maxLength: 200 }),
+        attr('honorificSuffix', 'The honorific suffix, e.g. "PhD". Kept as sent.', { maxLength: 200 }),
       ],
-      ignoredSubAttributes: ['middleName', 'honorificPrefix', 'honorificSuffix'],
     }),
     attr('displayName', 'The name shown for the person on the platform.', { maxLength: 200 }),
     attr('title', 'The job title.', { maxLength: 200 }),
@@ -123,23 +171,10 @@ export const USER_SCHEMA: SchemaDef = {
       ],
     }),
     externalId('user'),
+    ...KEPT_USER_ATTRIBUTES,
   ],
-  ignored: [
-    'nickName',
-    'profileUrl',
-    'userType',
-    'preferredLanguage',
-    'locale',
-    'timezone',
-    'password',
-    'phoneNumbers',
-    'ims',
-    'photos',
-    'addresses',
-    'entitlements',
-    'roles',
-    'x509Certificates',
-  ],
+  // The password is never kept nor answered (sign-in is the platform's); certificates are not kept.
+  ignored: ['password', 'x509Certificates'],
 };
 
 export const ENTERPRISE_SCHEMA: SchemaDef = {
@@ -149,6 +184,9 @@ export const ENTERPRISE_SCHEMA: SchemaDef = {
   attributes: [
     attr('employeeNumber', 'The employee number.', { maxLength: 100 }),
     attr('department', 'The department.', { maxLength: 200 }),
+    attr('costCenter', 'The cost center. Kept as sent.', { maxLength: 200 }),
+    attr('organization', 'The organization. Kept as sent.', { maxLength: 200 }),
+    attr('division', 'The division. Kept as sent.', { maxLength: 200 }),
     attr('manager', "The person's manager: the id of another User of the organisation.", {
       type: 'complex',
       subAttributes: [
@@ -158,7 +196,7 @@ export const ENTERPRISE_SCHEMA: SchemaDef = {
       ignoredSubAttributes: ['displayName'],
     }),
   ],
-  ignored: ['costCenter', 'organization', 'division'],
+  ignored: [],
 };
 
 export const GROUP_SCHEMA: SchemaDef = {
@@ -167,7 +205,7 @@ export const GROUP_SCHEMA: SchemaDef = {
   description: 'A group of the organisation. Created through SCIM it holds no permissions.',
   attributes: [
     attr('displayName', 'The group name, unique in the organisation ignoring case.', { required: true, uniqueness: 'server', maxLength: 100 }),
-    attr('members', 'The people in the group. A person is in at most one group: adding them here moves them from any other.', {
+    attr('members', 'The people in the group. A person is in at most one group: the group that claimed them first keeps them; an add here waits until it lets them go.', {
       type: 'complex',
       multiValued: true,
       subAttributes: [

@@ -3,6 +3,7 @@ import { parseEmail } from '../people/email-address';
 import { invalidValue } from './scim-error';
 import type { ScimJson } from './scim-patch';
 import { SCIM_URN } from './scim-schemas';
+import { readExtras, ScimAttributes, ScimExtras } from './scim-user-extras';
 import { isId } from '../common/ids';
 
 export interface ScimEmail {
@@ -28,6 +29,8 @@ export interface ScimUserRow {
   department: string | null;
   manager_id: string | null;
   emails: ScimEmail[] | null;
+  /** What SCIM wrote beyond the platform's fields; null when SCIM never wrote this user. */
+  attributes: ScimAttributes | null;
   deactivated: boolean;
   created_at: Date;
   updated_at: Date;
@@ -64,6 +67,7 @@ export interface UserFields {
   employeeNumber: string | null;
   department: string | null;
   managerId: string | null;
+  extras: ScimExtras;
 }
 
 const obj = (v: unknown): ScimJson => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as ScimJson) : {});
@@ -83,15 +87,16 @@ export const activeOf = (row: ScimUserRow): boolean => (isMember(row) ? !row.per
  * the client had sent them).
  */
 export function userState(row: ScimUserRow): ScimJson {
-  const name: ScimJson = {};
+  const extras = row.attributes;
+  const name: ScimJson = { ...extras?.name };
   if (row.formatted_name !== null) name.formatted = row.formatted_name;
   if (row.family_name !== null) name.familyName = row.family_name;
   if (row.given_name !== null) name.givenName = row.given_name;
-  const enterprise: ScimJson = {};
+  const enterprise: ScimJson = { ...extras?.enterprise };
   if (row.employee_number !== null) enterprise.employeeNumber = row.employee_number;
   if (row.department !== null) enterprise.department = row.department;
   if (row.manager_id !== null) enterprise.manager = { value: row.manager_id };
-  const displayName = platformNameOf(row);
+  const displayName = displayNameOf(row);
   const title = titleOf(row);
   return {
     schemas: Object.keys(enterprise).length > 0 ? [SCIM_URN.user, SCIM_URN.enterprise] : [SCIM_URN.user],
@@ -103,8 +108,20 @@ export function userState(row: ScimUserRow): ScimJson {
     ...(title !== null ? { title } : {}),
     active: activeOf(row),
     ...(row.emails !== null && row.emails.length > 0 ? { emails: row.emails } : {}),
+    ...extras?.core,
     ...(Object.keys(enterprise).length > 0 ? { [SCIM_URN.enterprise]: enterprise } : {}),
   };
+}
+
+/**
+ * SCIM's displayName as it last wrote it (removed included) while the platform's name is still
+ * the one that write made; else, and for a user SCIM never wrote, the platform's name (a rename
+ * on the platform shows).
+ */
+function displayNameOf(row: ScimUserRow): string | null {
+  const platform = platformNameOf(row);
+  const written = row.attributes;
+  return written && text(written.platformName) === platform ? text(written.displayName) : platform;
 }
 
 /**
@@ -115,7 +132,10 @@ export function presentUser(row: ScimUserRow, baseUrl: string, groupNames = true
   const state = userState(row);
   const location = `${baseUrl}/scim/v2/Users/${row.id}`;
   const name = { ...obj(state.name) };
-  if (name.formatted === undefined) {
+  // Derived only for a user SCIM never wrote: for the others, what was written is answered, no more
+  // (Entra re-sends a PATCH every cycle while an answer holds a value it removed).
+  const written = row.attributes !== null;
+  if (name.formatted === undefined && !written) {
     const joined = [row.given_name, row.family_name].filter((p) => p !== null).join(' ');
     const formatted = joined || platformNameOf(row);
     if (formatted) name.formatted = formatted;
@@ -125,7 +145,8 @@ export function presentUser(row: ScimUserRow, baseUrl: string, groupNames = true
   const modified = [row.updated_at, row.person_updated_at, row.inv_created_at, row.inv_answered_at]
     .filter((d): d is Date => d instanceof Date)
     .reduce((a, b) => (b > a ? b : a));
-  const { schemas, id, externalId, userName, displayName, title, active } = state;
+  const { schemas, id, externalId, userName, displayName, title, active, name: _name, emails, [SCIM_URN.enterprise]: _enterprise, ...extras } = state;
+  const defaultEmails = written ? undefined : [{ value: userName, type: 'work', primary: true }];
   return {
     schemas,
     id,
@@ -135,7 +156,8 @@ export function presentUser(row: ScimUserRow, baseUrl: string, groupNames = true
     ...(displayName !== undefined ? { displayName } : {}),
     ...(title !== undefined ? { title } : {}),
     active,
-    emails: state.emails ?? [{ value: userName, type: 'work', primary: true }],
+    ...((emails ?? defaultEmails) !== undefined ? { emails: emails ?? defaultEmails } : {}),
+    ...extras,
     groups:
       row.group_id !== null
         ? [{ value: row.group_id, $ref: `${baseUrl}/scim/v2/Groups/${row.group_id}`, ...(groupNames ? { display: row.group_name } : {}), type: 'direct' }]
@@ -163,14 +185,19 @@ export function userFields(state: ScimJson): UserFields {
   const manager = obj(enterprise.manager);
   const managerId = text(manager.value);
   if (managerId !== null && !isId(managerId)) throw invalidValue(`${SCIM_URN.enterprise}:manager.value: must be the id of a User.`);
+  // An element whose value is "" or null is no address (Entra's null update), not a bad one.
+  const blank = (e: ScimJson) => e.value === null || (typeof e.value === 'string' && e.value.trim() === '');
   const emails = Array.isArray(state.emails)
-    ? (state.emails as ScimJson[]).map((e, i): ScimEmail => {
+    ? (state.emails as ScimJson[]).flatMap((e, i): ScimEmail[] => {
+        if (blank(e)) return [];
         if (e.value === undefined) throw invalidValue(`emails[${i}].value: is required.`);
-        return {
-          value: address(e.value, `emails[${i}].value`),
-          ...(text(e.type) !== null ? { type: text(e.type) as string } : {}),
-          ...(typeof e.primary === 'boolean' ? { primary: e.primary } : {}),
-        };
+        return [
+          {
+            value: address(e.value, `emails[${i}].value`),
+            ...(text(e.type) !== null ? { type: text(e.type) as string } : {}),
+            ...(typeof e.primary === 'boolean' ? { primary: e.primary } : {}),
+          },
+        ];
       })
     : null;
   if (emails && emails.length > 20) throw invalidValue('emails: at most 20 addresses.');
@@ -187,6 +214,7 @@ export function userFields(state: ScimJson): UserFields {
     employeeNumber: text(enterprise.employeeNumber),
     department: text(enterprise.department),
     managerId,
+    extras: readExtras(state, name, enterprise, SCIM_URN.enterprise),
   };
 }
 
@@ -199,14 +227,14 @@ export function platformName(f: UserFields): string | null {
 }
 
 /**
- * Search keys of a user's email values, for `emails.value eq` (`*addr`) and
- * `emails[type eq "t"].value eq` (`t|addr`), lowercased. No emails: the sign-in address is the
- * work email (what the user answers as `emails`).
+ * Search keys of the email values SCIM wrote, for `emails.value eq` (`*addr`) and
+ * `emails[type eq "t"].value eq` (`t|addr`), lowercased. No emails: no keys, as such a user
+ * answers no `emails` (a user SCIM never wrote has its sign-in address as work email, keyed so by
+ * the trigger that made its row).
  */
-export function emailKeys(emails: ScimEmail[] | null, userName: string): string[] {
-  const list = emails ?? [{ value: userName, type: 'work' }];
+export function emailKeys(emails: ScimEmail[] | null): string[] {
   const keys = new Set<string>();
-  for (const e of list) {
+  for (const e of emails ?? []) {
     const v = e.value.toLowerCase();
     keys.add(`*${v}`);
     if (e.type) keys.add(`${e.type.toLowerCase()}|${v}`);

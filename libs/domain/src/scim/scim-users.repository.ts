@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { UserCondition } from './scim-filter';
 import { emailKeys, ScimUserRow, UserFields } from './scim-user-model';
+import type { ScimAttributes } from './scim-user-extras';
 import { isId } from '../common/ids';
 
 /**
@@ -22,11 +23,16 @@ const FROM = `
      ORDER BY i.id DESC LIMIT 1
   ) i ON true`;
 
+/** The displayName answered (see displayNameOf in scim-user-model): SCIM's while the platform's name is the one SCIM's last write made. */
+const DISPLAY_NAME = `(CASE WHEN s.attributes IS NOT NULL
+    AND NULLIF(btrim(s.attributes->>'platformName'), '') IS NOT DISTINCT FROM NULLIF(btrim(COALESCE(p.name, i.name)), '')
+  THEN s.attributes->>'displayName' ELSE COALESCE(p.name, i.name) END)`;
+
 const LIVE = `(p.id IS NOT NULL OR i.status = 'pending' OR (s.deactivated AND i.status = 'withdrawn'))`;
 
 const COLUMNS = `
   s.id, s.organisation_id, s.email_key, s.external_id, s.given_name, s.family_name, s.formatted_name,
-  s.employee_number, s.department, s.manager_id, s.emails, s.deactivated, s.created_at, s.updated_at,
+  s.employee_number, s.department, s.manager_id, s.emails, s.attributes, s.deactivated, s.created_at, s.updated_at,
   p.id AS person_id, p.email AS person_email, p.name AS person_name, p.job_title AS person_title,
   p.disabled AS person_disabled, p.updated_at AS person_updated_at,
   i.id AS inv_id, i.email AS inv_email, i.name AS inv_name, i.job_title AS inv_title, i.status AS inv_status,
@@ -46,7 +52,7 @@ function where(organisationId: string, q: UserQuery): { sql: string; params: unk
   for (const c of q.conditions ?? []) {
     if (c.attr === 'userName') parts.push(`s.email_key = lower(${add(c.value)})`);
     else if (c.attr === 'externalId') parts.push(`s.external_id = ${add(c.value)}`);
-    else if (c.attr === 'displayName') parts.push(`lower(btrim(COALESCE(p.name, i.name))) = lower(btrim(${add(c.value)})) AND btrim(COALESCE(p.name, i.name)) <> ''`);
+    else if (c.attr === 'displayName') parts.push(`lower(btrim(${DISPLAY_NAME})) = lower(btrim(${add(c.value)})) AND btrim(${DISPLAY_NAME}) <> ''`);
     else if (c.attr === 'email') parts.push(`s.email_keys @> ARRAY[${add(c.type ? `${c.type.toLowerCase()}|${c.value.toLowerCase()}` : `*${c.value.toLowerCase()}`)}]::text[]`);
   }
   return { sql: parts.join(' AND '), params };
@@ -115,13 +121,20 @@ export class ScimUsersRepository {
     await m.query(`DELETE FROM scim_users WHERE id = $1`, [id]);
   }
 
-  /** Writes the attributes SCIM keeps (all of them: what a field says, null included). */
-  async saveAttributes(m: EntityManager, id: string, f: UserFields): Promise<void> {
+  /**
+   * Writes the attributes SCIM keeps (all of them: what a field says, null included), with
+   * `platformName`, the platform's name once this write is done (see ScimAttributes).
+   */
+  async saveAttributes(m: EntityManager, id: string, f: UserFields, platformName: string | null): Promise<void> {
+    const attributes: ScimAttributes = { ...f.extras, displayName: f.displayName, platformName };
     await m.query(
       `UPDATE scim_users SET external_id = $2, given_name = $3, family_name = $4, formatted_name = $5, employee_number = $6,
-              department = $7, manager_id = $8, emails = $9::jsonb, email_keys = $10::text[], updated_at = now()
+              department = $7, manager_id = $8, emails = $9::jsonb, email_keys = $10::text[], attributes = $11::jsonb, updated_at = now()
         WHERE id = $1`,
-      [id, f.externalId, f.givenName, f.familyName, f.formatted, f.employeeNumber, f.department, f.managerId, f.emails ? JSON.stringify(f.emails) : null, emailKeys(f.emails, f.userName)],
+      [
+        id, f.externalId, f.givenName, f.familyName, f.formatted, f.employeeNumber, f.department, f.managerId,
+        f.emails ? JSON.stringify(f.emails) : null, emailKeys(f.emails), JSON.stringify(attributes),
+      ],
     );
   }
 

@@ -68,7 +68,7 @@ export class ScimUsersService {
       if (outcome.outcome === 'existing') throw uniqueness(`userName: ${next.userName} is already a User of this organisation.`);
       const id = await this.repo.rowIdOf(m, org, next.userName);
       if (!id) throw new Error('scim: the person or invitation has no scim_users row; is the Scim migration applied?');
-      await this.saveAttributes(m, id, next);
+      await this.saveAttributes(m, id, next, platformName(next));
       if (next.active === false) await this.setActive(m, caller, await this.load(m, org, id, true), next);
       return this.present(caller, await this.load(m, org, id));
     });
@@ -111,9 +111,10 @@ export class ScimUsersService {
     }
     if (next.externalId !== null && next.externalId !== row.external_id) await this.assertExternalIdFree(m, org, next.externalId, row.id);
     if (next.managerId !== row.manager_id) await this.assertManager(m, org, next.managerId, row.id);
-    await this.saveAttributes(m, row.id, next);
     const name = platformName(next);
     const renamed = name !== null && name !== platformNameOf(row);
+    // Without any name from SCIM the platform keeps the one it has (it shows a name for everyone).
+    await this.saveAttributes(m, row.id, next, renamed ? name : platformNameOf(row));
     const retitled = next.title !== titleOf(row);
     if (isMember(row)) {
       const change: PersonChange = {};
@@ -150,8 +151,8 @@ export class ScimUsersService {
   }
 
   /** The externalId check can lose a race to a concurrent writer; the unique index then answers the same 409. */
-  private async saveAttributes(m: EntityManager, id: string, next: UserFields): Promise<void> {
-    await this.repo.saveAttributes(m, id, next).catch((err: unknown) => {
+  private async saveAttributes(m: EntityManager, id: string, next: UserFields, platformName: string | null): Promise<void> {
+    await this.repo.saveAttributes(m, id, next, platformName).catch((err: unknown) => {
       throw pgCode(err) === PG_UNIQUE_VIOLATION ? uniqueness(`externalId: "${next.externalId}" is already used by another User of this organisation.`) : err;
     });
   }
