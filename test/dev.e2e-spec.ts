@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -96,5 +96,17 @@ describe('npm run dev with DATABASE_URL / REDIS_URL set to servers that do not a
     expect(output).toMatch(new RegExp(`REDIS_URL is set \\(in \\.env \\(.*\\.env\\)\\) but its server does not answer: redis://127\\.0\\.0\\.1:${closed}`));
     expect(output).toMatch(/remove REDIS_URL from \S*\.env and npm run dev starts a project-local redis-server/);
     expect(code).toBe(1);
+  });
+});
+
+describe('the Redis hint of npm run dev', () => {
+  it('starts a compose service that publishes the port dev looks at (REDIS_URL default)', () => {
+    const { REDIS_COMPOSE_HINT, DEFAULT_REDIS_URL } = require('../scripts/dev-services');
+    const { parse } = require('yaml');
+    const [, file, service] = /-f (\S+) up -d (\S+)$/.exec(REDIS_COMPOSE_HINT) as string[];
+    const compose = parse(readFileSync(resolve(__dirname, '..', file), 'utf8'));
+    const ports: string[] = compose.services[service]?.ports ?? [];
+    const { hostname, port } = new URL(DEFAULT_REDIS_URL);
+    expect(ports).toContain(`${hostname}:${port}:6379`);
   });
 });
