@@ -119,7 +119,7 @@ function banner({ demo, me, reused }, pg, redis) {
     `   curl -k ${base}/v1/conversations -H "Authorization: Bearer ${demo.key}"`,
     `   curl -k ${base}/v1/users -H "Authorization: Bearer ${demo.key}"`,
     `   curl -k "${base}/scim/v2/Users?count=5" -H "Authorization: Bearer ${demo.key}"`,
-    ' Ctrl-C stops everything.',
+    ` Ctrl-C (or SIGTERM / SIGHUP to npm or to dev, pid ${process.pid}) stops everything.`,
     line,
   ];
   process.stdout.write(`\n${rows.join('\n')}\n\n`);
@@ -150,8 +150,11 @@ async function shutdown(code) {
 }
 
 async function main() {
-  process.on('SIGINT', () => shutdown(0));
-  process.on('SIGTERM', () => shutdown(0));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => shutdown(0));
+  // `npm run dev` killed with a signal npm does not pass on (SIGHUP, SIGKILL) leaves this process
+  // orphaned and unsignalled: a new parent is our cue to stop what we started.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && shutdown(0), 500).unref();
   if (!(await portFree(PORT, env.HOST || '0.0.0.0'))) {
     throw new DevError(`port ${PORT} is already in use (another api or npm run dev?). Stop it, or run: PORT=${PORT + 1} npm run dev`);
   }
