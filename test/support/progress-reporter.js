@@ -21,9 +21,10 @@ class ProgressReporter {
     const failed = result.numFailingTests > 0 || result.testExecError;
     const { start, end } = result.perfStats;
     const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
+    const clock = (ms) => `${Math.floor(ms / 60000)}:${String(Math.floor(ms / 1000) % 60).padStart(2, '0')}`;
     const file = path.relative(this.rootDir, test.path);
     process.stderr.write(
-      `[${this.done}/${this.total}] ${failed ? 'FAIL' : 'PASS'} ${file} (${secs(end - start)}; ${secs(Date.now() - this.started)} so far)\n`,
+      `[${this.done}/${this.total}] ${failed ? 'FAIL' : 'PASS'} ${file} (${secs(end - start)}; ${clock(Date.now() - this.started)} so far)\n`,
     );
   }
 }
