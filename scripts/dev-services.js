@@ -89,7 +89,8 @@ function devServices(settings, { say, startChild }) {
       createPostgresUser: process.getuid?.() === 0, // Postgres refuses to run as root
       onLog: (m) => log.push(m), onError: (m) => log.push(String(m)),
     });
-    say(`starting an embedded PostgreSQL (data in ${path.relative(process.cwd(), dir) || dir}, port ${port})…`);
+    const why = settings.embedded ? 'DEV_EMBEDDED' : `no Postgres answered at ${masked(DEFAULT_DATABASE_URL)}`;
+    say(`${why}; starting an embedded PostgreSQL (data in ${path.relative(process.cwd(), dir) || dir}, port ${port})…`);
     try {
       if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await embeddedPg.initialise();
       await embeddedPg.start();
@@ -127,7 +128,8 @@ function devServices(settings, { say, startChild }) {
     }
     const dir = path.join(dataDir, 'redis');
     fs.mkdirSync(dir, { recursive: true });
-    say(`starting redis-server on port ${port} (nothing kept on disk)…`);
+    const why = settings.embedded ? 'DEV_EMBEDDED' : `no Redis answered at ${DEFAULT_REDIS_URL}`;
+    say(`${why}; starting redis-server on port ${port} (nothing kept on disk)…`);
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning'];
     // Its own process group: Ctrl-C in the terminal must not stop it before the api and worker.
     startChild('redis', 'redis-server', args, { detached: true });
