@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { createServer, Server, Socket } from 'node:net';
+import { resolve } from 'node:path';
 import globalSetup from './support/global-setup';
 
 const listen = () =>
@@ -11,8 +13,10 @@ const portOf = (s: Server) => (s.address() as { port: number }).port;
 describe('the e2e global setup without its servers', () => {
   const saved = { db: process.env.TEST_DATABASE_SERVER_URL, redis: process.env.REDIS_URL };
   afterEach(() => {
-    process.env.TEST_DATABASE_SERVER_URL = saved.db;
-    process.env.REDIS_URL = saved.redis;
+    for (const [name, value] of [['TEST_DATABASE_SERVER_URL', saved.db], ['REDIS_URL', saved.redis]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   });
 
   async function setupWith(db: string, redis: string) {
@@ -51,4 +55,30 @@ describe('the e2e global setup without its servers', () => {
       silent.close();
     }
   }, 20_000);
+});
+
+describe("npm test's first step (scripts/test-services.js, before the build and type check)", () => {
+  it('exits 1 within seconds, saying what is missing', async () => {
+    const s = await listen();
+    const closed = portOf(s);
+    await new Promise((r) => s.close(r));
+    const env = { PATH: process.env.PATH ?? '', TEST_DATABASE_SERVER_URL: `postgres://postgres@127.0.0.1:${closed}/postgres`, REDIS_URL: `redis://127.0.0.1:${closed}` };
+    const started = Date.now();
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((done) => {
+      const child = execFile(process.execPath, [resolve(__dirname, '../scripts/test-services.js')], { env }, (_err, _out, stderr) => done({ code: child.exitCode, stderr }));
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`PostgreSQL at postgres://postgres@127.0.0.1:${closed}/postgres (TEST_DATABASE_SERVER_URL)`);
+    expect(stderr).toContain(`Redis at redis://127.0.0.1:${closed} (REDIS_URL)`);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('exits 0 when both answer', async () => {
+    const { NODE_ENV: _, ...env } = process.env;
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((done) => {
+      const child = execFile(process.execPath, [resolve(__dirname, '../scripts/test-services.js')], { env }, (_err, _out, stderr) => done({ code: child.exitCode, stderr }));
+    });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
 });
