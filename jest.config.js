@@ -9,6 +9,8 @@ const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironmen
 /** Unit specs sit beside the code; e2e specs in test/ run over real Postgres and Redis. */
 module.exports = {
   testTimeout: 30000,
+  // The default reporter's summary (its `Tests:` line is what CI reads) plus a line per finished file.
+  reporters: ['default', '<rootDir>/test/support/progress-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'] },
     {

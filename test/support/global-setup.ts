@@ -4,11 +4,16 @@ import { dataSourceOptions } from '@app/database';
 import { DataSource } from 'typeorm';
 import { recreateDatabase, withDatabase } from './test-db';
 
+// Plain JS, shared with `npm test`'s first step (it runs before the build).
+const { testServicesProblem } = require('../../scripts/test-services') as { testServicesProblem: () => Promise<string | null> };
+
 /**
  * One database and one Redis key prefix per test run (so parallel runs on one machine do not
  * meet), migrated once with the real migrations.
  */
 export default async function globalSetup(): Promise<void> {
+  const problem = await testServicesProblem();
+  if (problem) throw new Error(problem);
   const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `integrations_test_${process.pid}`;
   await recreateDatabase(server, name);

@@ -1,6 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { parseEnv } from 'node:util';
 import * as ipaddr from 'ipaddr.js';
+import { loadEnvFile } from './env-file';
 import { EnvSchema, validateEnv } from './env.schema';
 
 const isCidr = (c: string): boolean => {
@@ -11,12 +10,6 @@ const isCidr = (c: string): boolean => {
     return false;
   }
 };
-
-/** `.env` in the working directory, when present (never in tests); real variables win over it. */
-function readDotEnv(): Record<string, string> {
-  if (process.env.NODE_ENV === 'test' || !existsSync('.env')) return {};
-  return parseEnv(readFileSync('.env', 'utf8')) as Record<string, string>;
-}
 
 /** Typed, validated settings shared by the api, the worker and the admin CLI. */
 export class AppConfig {
@@ -113,8 +106,9 @@ export class AppConfig {
     };
   }
 
-  /** Reads and validates the process environment (the only reader of process.env). */
+  /** Reads and validates the process environment, `.env` loaded first (the only reader of process.env). */
   static fromEnv(overrides: Record<string, string | undefined> = {}): AppConfig {
-    return new AppConfig(validateEnv({ ...readDotEnv(), ...process.env, ...overrides }));
+    loadEnvFile();
+    return new AppConfig(validateEnv({ ...process.env, ...overrides }));
   }
 }

@@ -1,35 +1,14 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { ConfigModule as NestConfigModule, ConfigService } from '@nestjs/config';
 import { AppConfig } from './app-config';
-import { EnvSchema, validateEnv } from './env.schema';
 
 /**
- * Loads `.env` (when present) through @nestjs/config, validates it against {@link EnvSchema}
- * and provides the typed {@link AppConfig}. Pass `config` to use a ready-made one (tests, CLI).
+ * Provides the typed, validated {@link AppConfig}: the one given (tests, CLI), or
+ * {@link AppConfig.fromEnv}'s, so every process reads `.env` and the environment the same way.
  */
 @Global()
 @Module({})
 export class ConfigModule {
-  static forRoot(config?: AppConfig): DynamicModule {
-    const provider = config
-      ? { provide: AppConfig, useValue: config }
-      : {
-          provide: AppConfig,
-          inject: [ConfigService],
-          useFactory: (cs: ConfigService) => new AppConfig(cs.get<EnvSchema>('__validated') as EnvSchema),
-        };
-    return {
-      module: ConfigModule,
-      imports: config
-        ? []
-        : [
-            NestConfigModule.forRoot({
-              ignoreEnvFile: process.env.NODE_ENV === 'test',
-              validate: (raw) => ({ ...raw, __validated: validateEnv(raw) }),
-            }),
-          ],
-      providers: [provider],
-      exports: [AppConfig],
-    };
+  static forRoot(config: AppConfig = AppConfig.fromEnv()): DynamicModule {
+    return { module: ConfigModule, providers: [{ provide: AppConfig, useValue: config }], exports: [AppConfig] };
   }
 }

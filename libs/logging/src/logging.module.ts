@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { LoggerModule } from 'nestjs-pino';
+import type { LogFn, Logger } from 'pino';
 
 /** Fields that may hold keys or secrets, wherever they appear in a log line. */
 export const REDACTED_PATHS = [
@@ -13,6 +14,19 @@ export const REDACTED_PATHS = [
   'key',
   'secret',
 ];
+
+/** Nest's start-up detail (one line per module and per route, 128 of them): debug, not info. */
+const STARTUP_DETAIL = new Set(['RoutesResolver', 'RouterExplorer', 'InstanceLoader']);
+
+/** pino's logMethod hook: what Nest logs at info under those contexts is written at debug. */
+function startupDetailAtDebug(this: Logger, args: Parameters<LogFn>, method: LogFn, level: number): void {
+  const context = (args[0] as { context?: unknown } | null)?.context;
+  if (level === 30 && typeof context === 'string' && STARTUP_DETAIL.has(context)) {
+    if (this.isLevelEnabled('debug')) this.debug(...args);
+    return;
+  }
+  method.apply(this, args);
+}
 
 /**
  * JSON logs through pino (nestjs-pino is the application logger). Request lines are written by
@@ -36,6 +50,7 @@ export class LoggingModule {
               level: config.logLevel,
               base: { app },
               redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+              hooks: { logMethod: startupDetailAtDebug },
             },
           }),
         }),
