@@ -4,9 +4,8 @@ import { QUEUES } from '@app/queue';
 // Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
 import { TranslationProcessor } from './translation.processor';
-import { TranslationScheduler } from './translation.scheduler';
 
-/** The worker's side of documents: the translations queue's processor and the lost-job sweep. */
+/** The worker's side of documents: the translations queue's processor (the lost-job sweep is scheduled by ScheduleKeeper). */
 @Module({})
 export class DocumentsWorkerModule {
   /** `options` tune the retry policy and the sweep (tests); the defaults are the production ones. */
@@ -14,7 +13,7 @@ export class DocumentsWorkerModule {
     return {
       module: DocumentsWorkerModule,
       imports: [DocumentsDomainModule.forRoot(options), BullModule.registerQueue({ name: QUEUES.translations })],
-      providers: [TranslationProcessor, TranslationScheduler],
+      providers: [TranslationProcessor],
     };
   }
 }

@@ -8,7 +8,7 @@ import { WebhookMaintenanceJobs } from '../webhooks/webhook-maintenance';
 /** Rows deleted per statement: short transactions, no long lock on the table. */
 export const SWEEP_BATCH_SIZE = 1000;
 
-/** Housekeeping jobs of the maintenance queue (scheduled by MaintenanceScheduler and WebhookScheduler). */
+/** Housekeeping jobs of the maintenance queue (scheduled by ScheduleKeeper, from libs/queue SCHEDULES). */
 @Processor(QUEUES.maintenance)
 export class MaintenanceProcessor extends WorkerHost implements BeforeApplicationShutdown {
   constructor(

@@ -1,15 +1,11 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
-import { QUEUES, TranslationJob } from '@app/queue';
+import { QUEUES, TRANSLATION_JOBS, TranslationJob } from '@app/queue';
 import { Queue } from 'bullmq';
 import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
 
-/** Job names of the translations queue. */
-export const TRANSLATION_JOBS = {
-  translate: 'translate-document',
-  /** Scheduled: queues again documents whose job never reached Redis; fails interrupted ones. */
-  requeueStale: 'requeue-stale-documents',
-} as const;
+// The names live beside the schedules table (libs/queue); exported here too for existing importers.
+export { TRANSLATION_JOBS };
 
 /**
  * One job per document. The creation time is part of it so that a database whose ids start over
