@@ -3,6 +3,7 @@ import { Organisation1763760000000 } from './1763760000000-Organisation';
 import { Webhooks1763770000000 } from './1763770000000-Webhooks';
 import { Scim1763780000000 } from './1763780000000-Scim';
 import { Documents1763790000000 } from './1763790000000-Documents';
+import { DocumentIntake1763800000000 } from './1763800000000-DocumentIntake';
 
 /** Listed explicitly (not globbed) so the same list works from dist/, jest and the CLI. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   Webhooks1763770000000,
   Scim1763780000000,
   Documents1763790000000,
+  DocumentIntake1763800000000,
 ];
