@@ -69,7 +69,8 @@ const READ = `
    WHERE d.id = ANY ($1::char(32)[])`;
 
 /**
- * Records attempts in one statement: their log lines (always: every attempt is logged), each
+ * Records attempts in one statement: their log lines (always: every attempt is logged; once: the
+ * statement run again after a commit whose answer was lost adds nothing), each
  * delivery's new state — only if it is still the pending attempt that was read (a delivery given
  * up meanwhile stays given up; a duplicate job cannot move it twice) — and each webhook's run of
  * failures (tests never count): a success ends the run; a failure starts one unless one is running.
@@ -88,6 +89,8 @@ const FINISH = `
   ), logged AS (
     INSERT INTO webhook_delivery_attempts (delivery_id, series, number, attempted_at, succeeded, status, duration_ms, error)
     SELECT id, series, attempts + 1, attempted_at, ok, status, duration_ms, error FROM i
+     WHERE NOT EXISTS (SELECT 1 FROM webhook_delivery_attempts a
+                        WHERE a.delivery_id = i.id AND a.series = i.series AND a.number = i.attempts + 1 AND a.attempted_at = i.attempted_at)
   ), runs AS (
     SELECT webhook_id,
            (array_agg(ok ORDER BY attempted_at DESC))[1] AS last_ok,
