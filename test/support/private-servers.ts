@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,11 +71,20 @@ export class PrivateRedis {
   }
 }
 
-const PG_BIN = '/usr/lib/postgresql/15/bin';
+/** The machine's Postgres binaries (Debian's layout, newest version), or PG_BIN_DIR. */
+function pgBin(): string {
+  if (process.env.PG_BIN_DIR) return process.env.PG_BIN_DIR;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
+  if (versions.length === 0) throw new Error(`no Postgres binaries under ${root}: install postgresql or set PG_BIN_DIR`);
+  return join(root, versions.sort((a, b) => Number(b) - Number(a))[0], 'bin');
+}
+
+const asRoot = process.getuid?.() === 0;
 
 /**
- * A Postgres cluster in a temp dir, run as the `postgres` user (initdb refuses root), trust
- * authentication, on a free port. `restart()` is a fast shutdown and a start: every connection
+ * A Postgres cluster in a temp dir, run as the `postgres` user when the tests run as root (initdb
+ * refuses root), trust authentication, on a free port. `restart()` is a fast shutdown and a start: every connection
  * is cut, as in the outage.
  */
 export class PrivatePostgres {
@@ -90,7 +99,7 @@ export class PrivatePostgres {
 
   static async start(): Promise<PrivatePostgres> {
     const dir = mkdtempSync(join(tmpdir(), 'ia-pg-'));
-    execFileSync('chown', ['postgres', dir]);
+    if (asRoot) execFileSync('chown', ['postgres', dir]);
     const pg = new PrivatePostgres(await freePort(), dir);
     pg.asPostgres('initdb', ['-D', pg.data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
     await pg.resume();
@@ -128,6 +137,7 @@ export class PrivatePostgres {
   }
 
   private asPostgres(bin: string, args: string[]): void {
-    execFileSync('runuser', ['-u', 'postgres', '--', join(PG_BIN, bin), ...args], { stdio: 'ignore', timeout: 60_000 });
+    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(pgBin(), bin), ...args]] : [join(pgBin(), bin), args];
+    execFileSync(cmd as string, argv as string[], { stdio: 'ignore', timeout: 60_000 });
   }
 }
