@@ -1,4 +1,7 @@
 import { Clock, WebhookTls } from '@app/domain';
+import { QUEUES } from '@app/queue';
+import { getQueueToken } from '@nestjs/bullmq';
+import { Queue } from 'bullmq';
 import { makeTenant, Tenant } from './support/api';
 import { DocumentsHarness, openCase, settled, startDocuments } from './support/documents-harness';
 import { EngineStandIn, standInTranslate } from './support/engine-stand-in';
@@ -90,6 +93,13 @@ describe('the api while Redis is down (issue 11 items 8 and 9)', () => {
     expect(res.body.data).toMatchObject({ delivered: true, status: 200 });
     expect(receiver.received(new URL(created.body.data.url).pathname)).toHaveLength(1);
     expect(ms).toBeLessThan(ACCEPT_MS);
+  }, SLOW);
+
+  it("a queue call on the api fails within seconds rather than waiting for Redis", async () => {
+    const queue = h.api.app.get<Queue>(getQueueToken(QUEUES.translations), { strict: false });
+    const t0 = Date.now();
+    await expect(queue.getJobCounts()).rejects.toThrow();
+    expect(Date.now() - t0).toBeLessThan(ACCEPT_MS);
   }, SLOW);
 
   it('POST /v1/documents answers 202 at once; the worker translates it once Redis is back', async () => {

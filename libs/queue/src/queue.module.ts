@@ -25,17 +25,25 @@ class QueueErrorLog implements OnApplicationBootstrap {
   }
 }
 
+/** The longest a queue call of a producer-only process (the api) waits for Redis. */
+export const PRODUCER_COMMAND_TIMEOUT_MS = 2000;
+
 /** BullMQ on the shared Redis, every queue under the configured prefix. */
 @Module({})
 export class QueueModule {
-  static forRoot(): DynamicModule {
+  /**
+   * `producerOnly` (the api: it runs no workers) makes queue calls fail within
+   * PRODUCER_COMMAND_TIMEOUT_MS while Redis is away, instead of waiting for it as workers must.
+   */
+  static forRoot(options: { producerOnly?: boolean } = {}): DynamicModule {
+    const failFast = options.producerOnly ? { maxRetriesPerRequest: 1, commandTimeout: PRODUCER_COMMAND_TIMEOUT_MS } : {};
     return {
       module: QueueModule,
       imports: [
         DiscoveryModule,
         BullModule.forRootAsync({
           inject: [AppConfig],
-          useFactory: (config: AppConfig) => ({ connection: bullConnection(config.redisUrl), prefix: `${config.redisPrefix}:bull` }),
+          useFactory: (config: AppConfig) => ({ connection: { ...bullConnection(config.redisUrl), ...failFast }, prefix: `${config.redisPrefix}:bull` }),
         }),
         BullModule.registerQueue(...Object.values(QUEUES).map((name) => ({ name }))),
       ],
