@@ -37,6 +37,10 @@ export async function waitForPort(port: number, timeoutMs = 15_000): Promise<voi
 const exited = (p: ChildProcess): Promise<void> =>
   p.exitCode !== null || p.signalCode !== null ? Promise.resolve() : new Promise((resolve) => p.once('exit', () => resolve()));
 
+/** Every redis-server started here, killed when the test process exits (a spec that timed out never reaches afterAll). */
+const running = new Set<ChildProcess>();
+process.once('exit', () => running.forEach((p) => p.kill('SIGKILL')));
+
 /** A redis-server without persistence: a restart starts it empty, as the outage did. */
 export class PrivateRedis {
   private proc?: ChildProcess;
@@ -58,6 +62,7 @@ export class PrivateRedis {
     this.proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
+    running.add(this.proc);
     await waitForPort(this.port);
   }
 
@@ -68,6 +73,7 @@ export class PrivateRedis {
     this.proc = undefined;
     p.kill('SIGKILL');
     await exited(p);
+    running.delete(p);
   }
 }
 
