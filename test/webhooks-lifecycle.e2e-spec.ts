@@ -3,14 +3,13 @@ import { promisify } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
 import { CasesService, Clock, ConversationIngestService, DomainError, GroupEntity, OrganisationsService, PersonEntity } from '@app/domain';
 import { getQueueToken } from '@nestjs/bullmq';
-import { MAINTENANCE_JOBS, QUEUES } from '@app/queue';
+import { MAINTENANCE_JOBS, QUEUES, SCHEDULES } from '@app/queue';
 import { Queue } from 'bullmq';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
 import { OutboxRelayLoop } from '../apps/worker/src/webhooks/outbox-relay.loop';
 import { WebhookMaintenanceJobs } from '../apps/worker/src/webhooks/webhook-maintenance';
-import { WEBHOOK_SCHEDULES } from '../apps/worker/src/webhooks/webhook.scheduler';
 import { DeliveryLog, DeliveryRetention } from '@app/domain';
 import { makeTenant, Tenant, TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
@@ -305,7 +304,7 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
     it('is scheduled daily in Redis, beside the switch-off check and the relay watchdog', async () => {
       const maintenance = worker.get<Queue>(getQueueToken(QUEUES.maintenance), { strict: false });
       const byKey = Object.fromEntries((await maintenance.getJobSchedulers()).map((s) => [s.key, Number(s.every)]));
-      for (const s of WEBHOOK_SCHEDULES) expect(byKey[s.job]).toBe(s.every);
+      for (const s of SCHEDULES.filter((x) => x.queue === QUEUES.maintenance)) expect(byKey[s.job]).toBe(s.every);
       expect(byKey[MAINTENANCE_JOBS.sweepDeliveries]).toBe(DAY);
     });
   });

@@ -31,7 +31,7 @@ export class ApiModule {
         LoggingModule.forRoot('api'),
         DatabaseModule.forRoot('api', true),
         RedisModule,
-        QueueModule.forRoot(),
+        QueueModule.forRoot({ producerOnly: true }),
         DomainModule,
         AuthModule,
         IdempotencyModule,

@@ -8,8 +8,8 @@ import { QueueModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 import { DocumentsWorkerModule } from './documents/documents-worker.module';
 import { HealthServer } from './health/health-server';
-import { MaintenanceScheduler } from './maintenance.scheduler';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
+import { ScheduleKeeper } from './schedule-keeper';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 
 @Module({})
@@ -30,7 +30,7 @@ export class WorkerModule {
         DocumentsWorkerModule.forRoot(),
       ],
       // IdempotencyStore directly: IdempotencyModule would also install its HTTP interceptor.
-      providers: [IdempotencyStore, MaintenanceProcessor, MaintenanceScheduler, HealthServer],
+      providers: [IdempotencyStore, MaintenanceProcessor, ScheduleKeeper, HealthServer],
     };
   }
 }

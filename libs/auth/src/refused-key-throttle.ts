@@ -1,7 +1,7 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { Clock } from '@app/domain';
-import { PubSub, REDIS } from '@app/redis';
+import { PubSub, REDIS, RedisOutage } from '@app/redis';
 import Redis from 'ioredis';
 
 export const REFUSED_LIMIT = 60;
@@ -15,19 +15,26 @@ const CHANNEL = 'refused-key-block';
  * replica itself refused in the current minute is asked about in Redis on each call for the rest
  * of that minute, so a block made on another replica applies here without waiting for pub/sub;
  * only an address this replica never refused relies on the message (about a millisecond).
+ *
+ * While Redis is unreachable the throttle degrades to "not counted": refusals answer 401 at once
+ * and are not counted, blocks already known in memory still apply, and no call waits for Redis
+ * (it is not asked while its connection is not ready). The outage is logged once, not per call.
  */
 @Injectable()
 export class RefusedKeyThrottle implements OnModuleInit {
   private readonly blocked = new Map<string, number>();
   /** Addresses refused by this replica, with the minute of the last refusal. */
   private readonly refusedHere = new Map<string, number>();
+  private readonly outage: RedisOutage;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly pubSub: PubSub,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.outage = new RedisOutage(redis, new Logger(RefusedKeyThrottle.name), 'refused keys are not counted', 'refused keys are counted again');
+  }
 
   async onModuleInit(): Promise<void> {
     await this.pubSub.subscribe(
@@ -53,17 +60,37 @@ export class RefusedKeyThrottle implements OnModuleInit {
     if (minute === now) return true;
     if (minute !== undefined) this.blocked.delete(ip);
     if (refused !== now) return false;
+    if (!this.outage.mayTry()) return false; // not counted while Redis is away: no wait
     return this.redis.sismember(this.key(`blocked:${now}`), ip).then(
       (n) => {
+        this.outage.worked();
         if (n === 1) this.blocked.set(ip, now);
         return n === 1;
       },
-      () => false,
+      (err) => {
+        this.outage.failed(err);
+        return false;
+      },
     );
   }
 
-  /** Counts a 401 refusal; true when the address is now over the limit for this minute. */
+  /**
+   * Counts a 401 refusal; true when the address is now over the limit for this minute. Never
+   * throws: with Redis unreachable the refusal is not counted (false).
+   */
   async refuse(ip: string): Promise<boolean> {
+    if (!this.outage.mayTry()) return false;
+    try {
+      const over = await this.count(ip);
+      this.outage.worked();
+      return over;
+    } catch (err) {
+      this.outage.failed(err);
+      return false;
+    }
+  }
+
+  private async count(ip: string): Promise<boolean> {
     const minute = this.minute();
     if (this.refusedHere.size > 50_000) this.refusedHere.clear();
     this.refusedHere.set(ip, minute);

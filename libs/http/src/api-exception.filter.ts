@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@app/domain';
+import { isRedisUnavailable } from '@app/redis';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { RenderedError, renderError } from './error-render';
@@ -56,6 +57,15 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const message = status === 413 ? 'The request body is too large.' : exception.message;
       return { code: CODE_BY_STATUS[status], message };
+    }
+    if (isRedisUnavailable(exception)) {
+      // A call that cannot work without Redis fails fast (see RedisModule) and says when to try again.
+      this.logger.warn(`answered 500 with Retry-After: ${(exception as Error).message}`);
+      return {
+        code: 'server_error',
+        message: 'A service this call needs is unreachable for the moment. Try again in a few seconds.',
+        headers: { 'Retry-After': '5' },
+      };
     }
     const errorId = randomUUID();
     this.logger.error(

@@ -1,27 +1,53 @@
 import { BullModule } from '@nestjs/bullmq';
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import { AppConfig } from '@app/config';
-import type { ConnectionOptions } from 'bullmq';
+import { ConnectionOptions, Queue } from 'bullmq';
+import { logBullErrors } from './bull-errors';
 import { QUEUES } from './queues';
 
-/** BullMQ's connection settings for REDIS_URL (workers need `maxRetriesPerRequest: null`). */
+/**
+ * BullMQ's connection settings for REDIS_URL (workers need `maxRetriesPerRequest: null`). Reconnects
+ * every 1 to 2 s: BullMQ's own backoff grows to 20 s, so queues and workers resumed up to 20 s
+ * after Redis was back.
+ */
 export function bullConnection(redisUrl: string): ConnectionOptions {
-  return { url: redisUrl, maxRetriesPerRequest: null };
+  return { url: redisUrl, maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(Math.max(times * 500, 1000), 2000) };
 }
+
+/** Listens to the errors of every queue instance the application made, whichever module registered it (see logBullErrors). */
+@Injectable()
+class QueueErrorLog implements OnApplicationBootstrap {
+  constructor(private readonly discovery: DiscoveryService) {}
+  onApplicationBootstrap(): void {
+    const queues = new Set(this.discovery.getProviders().map((p) => p.instance).filter((i): i is Queue => i instanceof Queue));
+    for (const queue of queues) logBullErrors(queue, `Queue ${queue.name}`);
+  }
+}
+
+/** The longest a queue call of a producer-only process (the api) waits for Redis. */
+export const PRODUCER_COMMAND_TIMEOUT_MS = 2000;
 
 /** BullMQ on the shared Redis, every queue under the configured prefix. */
 @Module({})
 export class QueueModule {
-  static forRoot(): DynamicModule {
+  /**
+   * `producerOnly` (the api: it runs no workers) makes queue calls fail within
+   * PRODUCER_COMMAND_TIMEOUT_MS while Redis is away, instead of waiting for it as workers must.
+   */
+  static forRoot(options: { producerOnly?: boolean } = {}): DynamicModule {
+    const failFast = options.producerOnly ? { maxRetriesPerRequest: 1, commandTimeout: PRODUCER_COMMAND_TIMEOUT_MS } : {};
     return {
       module: QueueModule,
       imports: [
+        DiscoveryModule,
         BullModule.forRootAsync({
           inject: [AppConfig],
-          useFactory: (config: AppConfig) => ({ connection: bullConnection(config.redisUrl), prefix: `${config.redisPrefix}:bull` }),
+          useFactory: (config: AppConfig) => ({ connection: { ...bullConnection(config.redisUrl), ...failFast }, prefix: `${config.redisPrefix}:bull` }),
         }),
         BullModule.registerQueue(...Object.values(QUEUES).map((name) => ({ name }))),
       ],
+      providers: [QueueErrorLog],
       exports: [BullModule],
     };
   }

@@ -17,6 +17,13 @@ export const MAINTENANCE_JOBS = {
   switchOffFailingWebhooks: 'switch-off-failing-webhooks',
 } as const;
 
+/** Job names of the translations queue. */
+export const TRANSLATION_JOBS = {
+  translate: 'translate-document',
+  /** Scheduled: queues again documents whose job never reached Redis; fails interrupted ones. */
+  requeueStale: 'requeue-stale-documents',
+} as const;
+
 /** Jobs carry ids only; the payload lives in Postgres (a failing endpoint must not fill Redis). */
 export interface DeliveryJob {
   deliveryId: string;

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import Redis from 'ioredis';
+import { requireReady } from './redis-outage';
 import { REDIS } from './redis.tokens';
 
 type Handler = (message: unknown) => void;
@@ -37,6 +38,8 @@ export class PubSub implements OnApplicationShutdown {
     const name = this.name(channel);
     const raw = JSON.stringify(message);
     this.deliver(name, raw);
+    // Not queued while Redis is away (the caller would wait): replicas that miss it are unsubscribed then too.
+    requireReady(this.redis);
     await this.redis.publish(name, raw);
   }
 

@@ -4,6 +4,8 @@ import Redis from 'ioredis';
 import { PubSub } from './pub-sub';
 import { REDIS } from './redis.tokens';
 
+/** The longest a command on the shared connection may wait for Redis. */
+export const REDIS_COMMAND_TIMEOUT_MS = 2000;
 
 /** Closes the shared connection last, after everything that uses it. */
 @Injectable()
@@ -22,7 +24,14 @@ class RedisCloser implements OnApplicationShutdown {
       provide: REDIS,
       inject: [AppConfig],
       useFactory: (config: AppConfig) => {
-        const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, connectionName: 'integrations' });
+        // A command waits at most COMMAND_TIMEOUT_MS (also in the offline queue while reconnecting),
+        // so no call hangs for a Redis outage; callers that can do without Redis check `status` first.
+        const redis = new Redis(config.redisUrl, {
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: true,
+          commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+          connectionName: 'integrations',
+        });
         const logger = new Logger('Redis');
         redis.on('error', (err: Error) => logger.warn(`redis: ${err.message}`));
         return redis;

@@ -32,7 +32,8 @@ export class DocumentsController {
     summary: 'Send a document or a text in a case for translation',
     description:
       'Scope `documents:write`. IK (a repeat must carry the same file, byte for byte). Either `multipart/form-data` (DocumentCreateForm: one file ' +
-      'plus the fields) or `application/json` (DocumentCreateText). Answers 202 at once with the document `queued`; the worker translates it ' +
+      'plus the fields) or `application/json` (DocumentCreateText). Answers 202 at once with the document `queued` (even while the ' +
+      'service\'s queue is unreachable: the document is stored and queued when it is back); the worker translates it ' +
       'through the configured engine, and `GET /v1/documents/{id}` then carries the translation (the `document.translated` event says when). ' +
       'Refusals: 413 `file_too_large` (over DOCUMENT_MAX_FILE_BYTES, default 10 MB, refused while streaming), 413 `text_too_long` (over ' +
       'DOCUMENT_MAX_TEXT_CHARS, default 100,000 characters, or a JSON body too large to read), 415 `file_type_not_supported`, 422 ' +

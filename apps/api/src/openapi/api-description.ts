@@ -8,7 +8,8 @@ A key in the query, a cookie or the body is not read. Scopes are held by the con
 The key is checked before anything else: without a valid key, an unknown path, a wrong method or a
 malformed body answers 401 too, and no body is read. 60 calls refused 401 from one address within a clock
 minute make every call from that address (this document included) answer 429 \`rate_limited\` until the
-next minute (\`Retry-After\` says how long).
+next minute (\`Retry-After\` says how long). While the service cannot count refusals (its Redis is
+unreachable) they are not counted: a wrong key still answers 401 at once.
 
 **Answers.** A single object is \`{"data": …}\`; a list is \`{"data": […], "next_cursor": "…" | null}\`;
 an error is \`{"error": {"code": "…", "message": "…"}}\`. Every answer with a body carries \`X-Request-Id\`

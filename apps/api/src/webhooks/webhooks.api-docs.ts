@@ -24,5 +24,6 @@ export const TEST_WEBHOOK_RULES = `
 Sends a signed \`webhook.test\` event (\`data\`: \`webhook_id\`, \`connection_id\`) to the webhook now and answers what happened.
 Tried once and never retried; logged like any delivery; it never counts towards switching the webhook off, and a
 switched-off webhook can still be tested. A second test of the same webhook sooner than 5 seconds after the last answers
-429 \`rate_limited\` with \`Retry-After\`. No body. IK. Scope \`webhooks:manage\`.
+429 \`rate_limited\` with \`Retry-After\`; while the service cannot count that spacing (its Redis is unreachable)
+it is not counted and the test is sent. No body. IK. Scope \`webhooks:manage\`.
 `.trim();

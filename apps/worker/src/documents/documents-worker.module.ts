@@ -3,10 +3,10 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { QUEUES } from '@app/queue';
 // Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
+import { DocumentIntakeLoop } from './document-intake.loop';
 import { TranslationProcessor } from './translation.processor';
-import { TranslationScheduler } from './translation.scheduler';
 
-/** The worker's side of documents: the translations queue's processor and the lost-job sweep. */
+/** The worker's side of documents: the intake of accepted documents into the translations queue and its processor (the lost-job sweep is scheduled by ScheduleKeeper). */
 @Module({})
 export class DocumentsWorkerModule {
   /** `options` tune the retry policy and the sweep (tests); the defaults are the production ones. */
@@ -14,7 +14,7 @@ export class DocumentsWorkerModule {
     return {
       module: DocumentsWorkerModule,
       imports: [DocumentsDomainModule.forRoot(options), BullModule.registerQueue({ name: QUEUES.translations })],
-      providers: [TranslationProcessor, TranslationScheduler],
+      providers: [TranslationProcessor, DocumentIntakeLoop],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { QUEUES, TranslationJob } from '@app/queue';
+import { QUEUES, TranslationJob, superviseWorker } from '@app/queue';
 import { Job, UnrecoverableError } from 'bullmq';
 // Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { DocumentTranslator, TRANSLATION_JOBS, TranslationOutcome } from '@app/domain';
@@ -22,6 +22,7 @@ export class TranslationProcessor extends WorkerHost implements OnApplicationBoo
   /** The decorator's options are static; TRANSLATION_CONCURRENCY is known only now. */
   onApplicationBootstrap(): void {
     this.worker.concurrency = this.config.translationConcurrency;
+    superviseWorker(this.worker, QUEUES.translations);
   }
 
   async process(job: Job<TranslationJob>): Promise<TranslationOutcome | { requeued: number; abandoned: number }> {

@@ -1,21 +1,25 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { BeforeApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { IdempotencyStore } from '@app/idempotency';
-import { MAINTENANCE_JOBS, QUEUES } from '@app/queue';
+import { MAINTENANCE_JOBS, QUEUES, superviseWorker } from '@app/queue';
 import { Job, UnrecoverableError } from 'bullmq';
 import { WebhookMaintenanceJobs } from '../webhooks/webhook-maintenance';
 
 /** Rows deleted per statement: short transactions, no long lock on the table. */
 export const SWEEP_BATCH_SIZE = 1000;
 
-/** Housekeeping jobs of the maintenance queue (scheduled by MaintenanceScheduler and WebhookScheduler). */
+/** Housekeeping jobs of the maintenance queue (scheduled by ScheduleKeeper, from libs/queue SCHEDULES). */
 @Processor(QUEUES.maintenance)
-export class MaintenanceProcessor extends WorkerHost implements BeforeApplicationShutdown {
+export class MaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
     private readonly idempotency: IdempotencyStore,
     private readonly webhookJobs: WebhookMaintenanceJobs,
   ) {
     super();
+  }
+
+  onApplicationBootstrap(): void {
+    superviseWorker(this.worker, QUEUES.maintenance);
   }
 
   async process(job: Job): Promise<number> {

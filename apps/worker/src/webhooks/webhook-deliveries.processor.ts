@@ -1,7 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { DeliveryJob, QUEUES } from '@app/queue';
+import { DeliveryJob, QUEUES, superviseWorker } from '@app/queue';
 import { Job } from 'bullmq';
 import { DeliveryQueues, webhookBackoff } from './delivery-queues';
 import { DeliveryAttempts } from '@app/domain';
@@ -19,6 +19,7 @@ export class WebhookDeliveriesProcessor extends WorkerHost implements OnApplicat
 
   onApplicationBootstrap(): void {
     this.worker.concurrency = this.config.webhookConcurrency;
+    superviseWorker(this.worker, QUEUES.webhookDeliveries);
   }
 
   async process(job: Job<DeliveryJob>): Promise<string> {

@@ -1,7 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { DeliveryJob, QUEUES } from '@app/queue';
+import { DeliveryJob, QUEUES, superviseWorker } from '@app/queue';
 import { DelayedError, Job } from 'bullmq';
 import { RetryLater, webhookBackoff } from './delivery-queues';
 import { DeliveryAttempts } from '@app/domain';
@@ -22,6 +22,7 @@ export class WebhookRetriesProcessor extends WorkerHost implements OnApplication
 
   onApplicationBootstrap(): void {
     this.worker.concurrency = this.config.webhookConcurrency;
+    superviseWorker(this.worker, QUEUES.webhookRetries);
   }
 
   async process(job: Job<DeliveryJob>, token?: string): Promise<string> {

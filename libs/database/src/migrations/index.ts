@@ -3,6 +3,7 @@ import { Organisation1763760000000 } from './1763760000000-Organisation';
 import { Webhooks1763770000000 } from './1763770000000-Webhooks';
 import { Scim1763780000000 } from './1763780000000-Scim';
 import { Documents1763790000000 } from './1763790000000-Documents';
+import { DocumentIntake1763800000000 } from './1763800000000-DocumentIntake';
 import { CursorSecret1764010000000 } from './1764010000000-CursorSecret';
 import { ScimAttributes1764020000000 } from './1764020000000-ScimAttributes';
 import { ScimGroupClaims1764020100000 } from './1764020100000-ScimGroupClaims';
@@ -14,6 +15,7 @@ export const MIGRATIONS = [
   Webhooks1763770000000,
   Scim1763780000000,
   Documents1763790000000,
+  DocumentIntake1763800000000,
   CursorSecret1764010000000,
   ScimAttributes1764020000000,
   ScimGroupClaims1764020100000,

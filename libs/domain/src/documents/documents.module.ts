@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { QUEUES } from '@app/queue';
+import { DocumentIntake } from './document-intake.service';
 import { DocumentTranslator } from './document-translator.service';
 import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
 import { DocumentsService } from './documents.service';
@@ -26,8 +27,9 @@ export class DocumentsDomainModule {
         TranslationQueue,
         DocumentsService,
         DocumentTranslator,
+        DocumentIntake,
       ],
-      exports: [DOCUMENTS_OPTIONS, TranslationEngine, TranslationQueue, DocumentsService, DocumentTranslator],
+      exports: [DOCUMENTS_OPTIONS, TranslationEngine, TranslationQueue, DocumentsService, DocumentTranslator, DocumentIntake],
     };
   }
 }

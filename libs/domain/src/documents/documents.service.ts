@@ -9,7 +9,7 @@ import { TranslationEngine } from './engines/translation-engine';
 import { DocumentFormat, MEDIA_TYPES } from './formats/document-format';
 import { checkLanguage } from './languages';
 import { sniffFormat } from './sniff';
-import { TranslationQueue } from './translation-queue';
+import { DOCUMENTS_CHANNEL } from './document-intake.service';
 import { isId } from '../common/ids';
 
 /** Formats text sent as JSON may declare (DOCX is a file). */
@@ -43,9 +43,10 @@ export function cleanFileName(name: string | null | undefined): string | null {
 }
 
 /**
- * Documents sent in a case for translation: checks and stores one, then queues its translation
- * once the transaction has committed (the worker finds the document by id; a document whose job
- * was lost is queued again by the worker's sweep).
+ * Documents sent in a case for translation: checks and stores one, marked as awaiting the queue,
+ * and notifies the worker, which queues its translation (DocumentIntake). Accepting a document
+ * needs Postgres only: with Redis away the answer is still 202 at once, and the translation
+ * follows when Redis is back (a document whose job is later lost is queued again by the sweep).
  */
 @Injectable()
 export class DocumentsService {
@@ -53,7 +54,6 @@ export class DocumentsService {
     private readonly tx: TransactionHost,
     private readonly config: AppConfig,
     private readonly engine: TranslationEngine,
-    private readonly queue: TranslationQueue,
   ) {}
 
   async create(organisationId: string, connectionId: string | null, input: CreateDocumentInput): Promise<DocumentRecord> {
@@ -80,17 +80,17 @@ export class DocumentsService {
       if (found[0].status !== 'open') throw validationFailed('case_id', 'the case is closed');
       const [row]: DocumentRow[] = await m.query(
         `INSERT INTO documents (organisation_id, case_id, connection_id, source_language, target_language, name, media_type, format,
-                                original, original_bytes, original_sha256)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                                original, original_bytes, original_sha256, awaiting_queue)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, true)
          RETURNING ${DOCUMENT_COLUMNS.replace(/d\./g, '')}`,
         [
           organisationId, input.caseId, connectionId, source, target.tag, name, MEDIA_TYPES[format], format,
           content, content.length, createHash('sha256').update(content).digest('hex'),
         ],
       );
-      const doc = toDocumentRecord(row);
-      await this.tx.afterCommit(() => this.queue.enqueue(doc));
-      return doc;
+      // Delivered to the worker's LISTEN when (and only if) the transaction commits.
+      await m.query(`SELECT pg_notify($1, $2)`, [DOCUMENTS_CHANNEL, String(row.id)]);
+      return toDocumentRecord(row);
     });
   }
 

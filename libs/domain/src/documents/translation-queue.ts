@@ -1,15 +1,11 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
-import { QUEUES, TranslationJob } from '@app/queue';
+import { QUEUES, TRANSLATION_JOBS, TranslationJob } from '@app/queue';
 import { Queue } from 'bullmq';
 import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
 
-/** Job names of the translations queue. */
-export const TRANSLATION_JOBS = {
-  translate: 'translate-document',
-  /** Scheduled: queues again documents whose job never reached Redis; fails interrupted ones. */
-  requeueStale: 'requeue-stale-documents',
-} as const;
+// The names live beside the schedules table (libs/queue); exported here too for existing importers.
+export { TRANSLATION_JOBS };
 
 /**
  * One job per document. The creation time is part of it so that a database whose ids start over
@@ -33,17 +29,29 @@ export class TranslationQueue {
 
   /** Adding a document whose job is still known to the queue does nothing (same job id). */
   async enqueue(document: { id: string; createdAt: Date }): Promise<void> {
+    await this.enqueueMany([document]);
+  }
+
+  async enqueueMany(documents: Array<{ id: string; createdAt: Date }>): Promise<void> {
+    if (documents.length === 0) return;
     const { attempts, backoffMs } = this.retry;
-    await this.queue.add(
-      TRANSLATION_JOBS.translate,
-      { documentId: document.id },
-      {
-        jobId: translationJobId(document.id, document.createdAt),
-        attempts,
-        backoff: { type: 'exponential', delay: backoffMs },
-        removeOnComplete: { age: 3600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
-      },
+    await this.queue.addBulk(
+      documents.map((d) => ({
+        name: TRANSLATION_JOBS.translate,
+        data: { documentId: d.id },
+        opts: {
+          jobId: translationJobId(d.id, d.createdAt),
+          attempts,
+          backoff: { type: 'exponential' as const, delay: backoffMs },
+          removeOnComplete: { age: 3600, count: 10_000 },
+          removeOnFail: { age: 7 * 24 * 3600 },
+        },
+      })),
     );
+  }
+
+  /** Whether Redis is reachable now (BullMQ would otherwise wait for it, however long). */
+  async reachable(): Promise<boolean> {
+    return (await this.queue.backend.client).status === 'ready';
   }
 }

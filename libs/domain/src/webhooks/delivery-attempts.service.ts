@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { EVENT_SCOPES, EventName } from '@app/events';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
+import { isConnectionError } from '../common/connection-error';
 import { TransactionHost } from '../common/transaction-host';
 import { MicroBatch } from './micro-batch';
 import { retryDelayMs } from './retry-timetable';
@@ -15,6 +16,13 @@ const DUE_TOLERANCE_MS = 20;
 /** Reads and records of concurrent attempts are gathered for this long (at most this many) per statement. */
 const BATCH_WAIT_MS = 2;
 const BATCH_MAX = 200;
+/**
+ * How long the outcome of an attempt already sent is kept and recorded again while Postgres is
+ * away (backoff from 200 ms to 5 s) before the job gives up; long enough for a restart or a failover.
+ */
+export const RECORD_PATIENCE_MS = 10 * 60_000;
+const RECORD_BACKOFF_MS = [200, 500, 1000, 2000, 5000];
+
 
 export type AttemptOutcome =
   /** No such delivery, or it is delivered, failed or given up: nothing to do. */
@@ -61,7 +69,8 @@ const READ = `
    WHERE d.id = ANY ($1::char(32)[])`;
 
 /**
- * Records attempts in one statement: their log lines (always: every attempt is logged), each
+ * Records attempts in one statement: their log lines (always: every attempt is logged; once: the
+ * statement run again after a commit whose answer was lost adds nothing), each
  * delivery's new state — only if it is still the pending attempt that was read (a delivery given
  * up meanwhile stays given up; a duplicate job cannot move it twice) — and each webhook's run of
  * failures (tests never count): a success ends the run; a failure starts one unless one is running.
@@ -80,6 +89,8 @@ const FINISH = `
   ), logged AS (
     INSERT INTO webhook_delivery_attempts (delivery_id, series, number, attempted_at, succeeded, status, duration_ms, error)
     SELECT id, series, attempts + 1, attempted_at, ok, status, duration_ms, error FROM i
+     WHERE NOT EXISTS (SELECT 1 FROM webhook_delivery_attempts a
+                        WHERE a.delivery_id = i.id AND a.series = i.series AND a.number = i.attempts + 1 AND a.attempted_at = i.attempted_at)
   ), runs AS (
     SELECT webhook_id,
            (array_agg(ok ORDER BY attempted_at DESC))[1] AS last_ok,
@@ -138,10 +149,19 @@ interface Finished {
  * the rare duplicate (a job re-run after a crash, a recovered job racing its original) sends the
  * delivery twice — which the contract allows (receivers discard repeats by `id`) — while the state
  * moves only once, guarded by (series, attempts).
+ *
+ * Once sent, an attempt's outcome must be recorded, or the delivery still looks pending and is
+ * sent again: while Postgres is away the outcome is kept in memory (the job stays active, so
+ * neither BullMQ nor the recovery sweep runs it again) and recorded with backoff when Postgres is
+ * back (RECORD_PATIENCE_MS at most). A job for a delivery whose outcome is waiting here does not
+ * send it again. What is left (a worker that dies holding an unrecorded outcome) is in docs/webhooks.md.
  */
 @Injectable()
 export class DeliveryAttempts {
+  private readonly logger = new Logger(DeliveryAttempts.name);
   private readonly pool: Pool;
+  /** Sent, outcome not yet recorded (Postgres away): delivery id → the recording. */
+  private readonly unrecorded = new Map<string, Promise<void>>();
   private readonly reads = new MicroBatch<string, AttemptContext | undefined>((ids) => this.readMany(ids), BATCH_MAX, BATCH_WAIT_MS);
   private readonly finishes = new MicroBatch<Finished, void>(
     async (items) => {
@@ -163,6 +183,12 @@ export class DeliveryAttempts {
   }
 
   async attempt(deliveryId: string): Promise<AttemptOutcome> {
+    const recording = this.unrecorded.get(deliveryId);
+    if (recording) {
+      // Sent already by another job here: never again; its state moves when the record lands.
+      await recording.catch(() => undefined);
+      return { kind: 'nothing' };
+    }
     const d = this.tx.inTransaction ? (await this.readMany([deliveryId]))[0] : await this.reads.push(deliveryId);
     const now = this.clock.now();
     if (!d || (d.state !== 'queued' && d.state !== 'waiting')) return { kind: 'nothing' };
@@ -189,8 +215,33 @@ export class DeliveryAttempts {
       result,
     };
     if (this.tx.inTransaction) await this.finishMany([finished]);
-    else await this.finishes.push(finished);
+    else await this.record(finished);
     return result.ok ? { kind: 'delivered', result, number } : { kind: 'failed', result, number, retryInMs };
+  }
+
+  /** Records a sent attempt, again and again while Postgres is unreachable (see the class comment). */
+  private async record(finished: Finished): Promise<void> {
+    const id = finished.d.id;
+    const recording = (async () => {
+      const deadline = Date.now() + RECORD_PATIENCE_MS;
+      for (let i = 0; ; i++) {
+        try {
+          await this.finishes.push(finished);
+          if (i > 0) this.logger.log(`delivery ${id}: outcome recorded after ${i} tries (Postgres was away)`);
+          return;
+        } catch (err) {
+          if (!isConnectionError(err) || Date.now() > deadline) throw err;
+          if (i === 0) this.logger.warn(`delivery ${id}: sent, outcome not recorded (${(err as Error).message}); trying again until Postgres is back`);
+          await new Promise((r) => setTimeout(r, RECORD_BACKOFF_MS[Math.min(i, RECORD_BACKOFF_MS.length - 1)]));
+        }
+      }
+    })();
+    this.unrecorded.set(id, recording);
+    try {
+      await recording;
+    } finally {
+      this.unrecorded.delete(id);
+    }
   }
 
   private async readMany(ids: string[]): Promise<Array<AttemptContext | undefined>> {

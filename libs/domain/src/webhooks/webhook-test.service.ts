@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { REDIS } from '@app/redis';
+import { REDIS, RedisOutage } from '@app/redis';
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
@@ -23,10 +23,14 @@ export interface TestAnswer {
 /**
  * The test call: a signed `webhook.test` sent now, tried once, never retried, logged like any
  * delivery, and never counted towards switching the webhook off (which can still be tested).
- * The 5-second spacing is counted in Redis, so every api replica sees the same last test.
+ * The 5-second spacing is counted in Redis, so every api replica sees the same last test; while
+ * Redis is unreachable the spacing is not counted (the test is sent; logged once per outage), as
+ * the refused-key throttle degrades, rather than answering 500 or waiting for Redis.
  */
 @Injectable()
 export class WebhookTestService {
+  private readonly outage: RedisOutage;
+
   constructor(
     private readonly tx: TransactionHost,
     private readonly clock: Clock,
@@ -34,7 +38,9 @@ export class WebhookTestService {
     private readonly attempts: DeliveryAttempts,
     private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
-  ) {}
+  ) {
+    this.outage = new RedisOutage(redis, new Logger(WebhookTestService.name), 'the 5 seconds between test calls are not counted', 'test calls are spaced again');
+  }
 
   async test(owner: { organisationId: string; connectionId: string }, webhookId: string): Promise<TestAnswer> {
     const webhook = await this.webhooks.get(owner.connectionId, webhookId);
@@ -59,9 +65,17 @@ export class WebhookTestService {
 
   private async takeTurn(webhookId: string): Promise<void> {
     const key = `${this.config.redisPrefix}:webhook-test:${webhookId}`;
-    const taken = await this.redis.set(key, '1', 'PX', TEST_INTERVAL_MS, 'NX');
-    if (taken === 'OK') return;
-    const ttl = await this.redis.pttl(key);
+    let ttl: number;
+    if (!this.outage.mayTry()) return;
+    try {
+      const taken = await this.redis.set(key, '1', 'PX', TEST_INTERVAL_MS, 'NX');
+      this.outage.worked();
+      if (taken === 'OK') return;
+      ttl = await this.redis.pttl(key);
+    } catch (err) {
+      this.outage.failed(err);
+      return;
+    }
     const seconds = Math.max(1, Math.ceil((ttl > 0 ? ttl : TEST_INTERVAL_MS) / 1000));
     throw new DomainError('rate_limited', `This webhook was tested less than 5 seconds ago; test it again in ${seconds} s.`, {
       'Retry-After': String(seconds),
