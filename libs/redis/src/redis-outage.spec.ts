@@ -1,4 +1,4 @@
-import { RedisOutage, REDIS_PROBE_EVERY_MS } from './redis-outage';
+import { isAway, RedisOutage, REDIS_PROBE_EVERY_MS, requireReady } from './redis-outage';
 
 describe('RedisOutage (issue 11 item 9)', () => {
   it('a feature degraded by an outage logs it once, not per call, and tries Redis again now and then', () => {
@@ -19,5 +19,18 @@ describe('RedisOutage (issue 11 item 9)', () => {
     expect(outage.mayTry()).toBe(true);
     expect(logger.log).toHaveBeenCalledTimes(1);
     jest.restoreAllMocks();
+  });
+
+  it('a connection still making its first connection is not away: a process that has just started waits for it (bounded by the command timeout)', () => {
+    for (const status of ['wait', 'connecting', 'connect', 'ready']) {
+      expect(isAway({ status })).toBe(false);
+      expect(() => requireReady({ status })).not.toThrow();
+    }
+    for (const status of ['reconnecting', 'close', 'end']) {
+      expect(isAway({ status })).toBe(true);
+      expect(() => requireReady({ status })).toThrow('Redis is not reachable');
+    }
+    const outage = new RedisOutage({ status: 'connecting' }, { warn: jest.fn(), log: jest.fn() }, 'a', 'b');
+    expect(outage.mayTry()).toBe(true);
   });
 });

@@ -18,9 +18,19 @@ export class RedisUnavailableError extends Error {
   }
 }
 
-/** Rejects at once unless the connection is ready, so no call waits on a Redis that is away. */
+/**
+ * Whether a connection is known to be away: it was lost and ioredis is between reconnection
+ * tries, or it was closed. A connection still making its first connection ('wait', 'connecting',
+ * 'connect') is not: a command then waits in the offline queue, at most the command timeout, so
+ * that a process which has just started (the admin CLI announcing a revoked key) is not refused.
+ */
+export function isAway(redis: { status: string }): boolean {
+  return redis.status === 'reconnecting' || redis.status === 'close' || redis.status === 'end';
+}
+
+/** Rejects at once while the connection is away, so no call waits on a Redis that is known to be down. */
 export function requireReady(redis: { status: string }): void {
-  if (redis.status !== 'ready') throw new RedisUnavailableError(redis.status);
+  if (isAway(redis)) throw new RedisUnavailableError(redis.status);
 }
 
 /** While Redis is thought away, one call this often tries it (the others do without at once). */
@@ -44,7 +54,7 @@ export class RedisOutage {
   ) {}
 
   mayTry(): boolean {
-    if (this.redis.status !== 'ready') {
+    if (isAway(this.redis)) {
       this.failed(new RedisUnavailableError(this.redis.status));
       return false;
     }
