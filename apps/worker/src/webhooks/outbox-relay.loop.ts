@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { Client } from 'pg';
+import { NotifiedLoop } from '../common/notified-loop';
 import { DeliveryQueues } from './delivery-queues';
 import { DELIVERIES_CHANNEL, DeliveryRecovery, OutboxRelay, RELAY_BATCH_SIZE } from '@app/domain';
 
@@ -23,35 +23,35 @@ export const RECOVERY_GRACE_MS = 30_000;
 @Injectable()
 export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OutboxRelayLoop.name);
-  private running = false;
-  private loop?: Promise<void>;
-  private woken = false;
-  private wake?: () => void;
-  private listener?: Client;
-  private reconnect?: NodeJS.Timeout;
   private readonly resent = new Set<string>();
   private lastRecovery = 0;
+  private readonly loop: NotifiedLoop;
 
   constructor(
-    private readonly config: AppConfig,
+    config: AppConfig,
     private readonly relay: OutboxRelay,
     private readonly recovery: DeliveryRecovery,
     private readonly queues: DeliveryQueues,
-  ) {}
+  ) {
+    this.loop = new NotifiedLoop({
+      name: 'relay',
+      databaseUrl: config.databaseUrl,
+      channels: [OUTBOX_CHANNEL, DELIVERIES_CHANNEL],
+      pollMs: RELAY_POLL_MS,
+      pass: () => this.tick(),
+      onNotification: (n) => {
+        if (n.channel === DELIVERIES_CHANNEL && n.payload) this.resent.add(n.payload);
+      },
+      logger: this.logger,
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.running = true;
-    await this.listen();
-    this.loop = this.run();
+    await this.loop.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.reconnect);
-    this.poke();
-    await this.loop;
-    await this.listener?.end().catch(() => undefined);
-    this.listener = undefined;
+    await this.loop.stop();
   }
 
   /** One pass: relay everything waiting, queue resends, and now and then recover lost jobs. */
@@ -59,7 +59,7 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     for (;;) {
       const { events, deliveryIds } = await this.relay.relayBatch(RELAY_BATCH_SIZE);
       await this.queues.first(deliveryIds);
-      if (events < RELAY_BATCH_SIZE || !this.running) break;
+      if (events < RELAY_BATCH_SIZE || !this.loop.isRunning) break;
     }
     if (this.resent.size > 0) {
       const ids = [...this.resent];
@@ -80,71 +80,5 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     for (const d of overdue.filter((x) => x.attempts > 0)) await this.queues.retry(d.id, 0);
     if (overdue.length > 0) this.logger.log(`re-queued ${overdue.length} overdue deliveries`);
     return overdue.length;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.tick();
-      } catch (err) {
-        this.logger.error(`relay pass failed: ${(err as Error).message}`);
-      }
-      await this.sleep(RELAY_POLL_MS);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken || !this.running) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.wake = undefined;
-        self.woken = false;
-        resolve();
-      }
-      this.wake = done;
-    });
-  }
-
-  private poke(): void {
-    this.woken = true;
-    this.wake?.();
-  }
-
-  /** A dedicated connection for LISTEN (a pooled one would be handed to queries). Reconnects on loss. */
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'worker-relay-listen' });
-    client.on('notification', (n) => {
-      if (n.channel === DELIVERIES_CHANNEL && n.payload) this.resent.add(n.payload);
-      this.poke();
-    });
-    const lost = (why: string) => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      client.end().catch(() => undefined);
-      if (!this.running) return;
-      this.logger.warn(`relay listener lost (${why}); polling every ${RELAY_POLL_MS} ms until it is back`);
-      this.reconnect = setTimeout(() => void this.listen(), RELAY_POLL_MS);
-    };
-    client.on('error', (err) => lost(err.message));
-    client.on('end', () => lost('connection ended'));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}; LISTEN ${DELIVERIES_CHANNEL}`);
-      this.listener = client;
-      // Anything written while nobody listened is picked up by the next pass.
-      this.poke();
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      if (this.running) {
-        this.logger.warn(`relay listener not connected (${(err as Error).message}); retrying`);
-        this.reconnect = setTimeout(() => void this.listen(), RELAY_POLL_MS);
-      }
-    }
   }
 }
