@@ -1,9 +1,9 @@
 import { ConnectionsService } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { request as httpRequest } from 'node:http';
-import { connect as tlsConnect } from 'node:tls';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { ProbeRoutesModule } from './support/probe-routes.module';
+import { rawExchange } from './support/raw-tls';
 
 function expectErrorShape(res: { status: number; body: any; headers: Record<string, string> }, status: number, code: string) {
   expect(res.status).toBe(status);
@@ -184,19 +184,7 @@ describe('common rules of the REST interface', () => {
   });
 
   it('answers in the envelope, with X-Request-Id, what Node would answer bare: no Host, an unknown Expect, CONNECT', async () => {
-    const raw = (text: string) =>
-      new Promise<{ head: string; body: string }>((resolve, reject) => {
-        const socket = tlsConnect({ host: '127.0.0.1', port: Number(new URL(api.url).port), rejectUnauthorized: false }, () => socket.write(text));
-        let got = '';
-        socket.setEncoding('utf8');
-        socket.on('data', (d: string) => (got += d));
-        socket.on('error', reject);
-        socket.on('close', () => {
-          const [head, body = ''] = got.split('\r\n\r\n');
-          resolve({ head, body });
-        });
-        socket.setTimeout(5000, () => socket.destroy());
-      });
+    const raw = (text: string) => rawExchange(api.url, text);
     const check = (r: { head: string; body: string }, status: number, code: string) => {
       expect(r.head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
       expect(r.head).toMatch(/\r\nx-request-id: \S+/i);

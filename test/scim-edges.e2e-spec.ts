@@ -1,7 +1,7 @@
 import { OrganisationsService } from '@app/domain';
-import { connect as tlsConnect } from 'node:tls';
 import { TestApi } from './support/api';
 import { expectScimError, oktaUser, rand, Res, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
+import { rawExchange } from './support/raw-tls';
 
 const q = encodeURIComponent;
 
@@ -20,20 +20,7 @@ describe('SCIM answers from every layer', () => {
   });
   afterAll(() => api.close());
 
-  /** A request written straight to the socket: what no HTTP client library would send. */
-  const raw = (text: string) =>
-    new Promise<{ head: string; body: string }>((resolve, reject) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: Number(new URL(api.url).port), rejectUnauthorized: false }, () => socket.write(text));
-      let got = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (d: string) => (got += d));
-      socket.on('error', reject);
-      socket.on('close', () => {
-        const at = got.indexOf('\r\n\r\n');
-        resolve({ head: got.slice(0, at), body: got.slice(at + 4) });
-      });
-      socket.setTimeout(5000, () => socket.destroy());
-    });
+  const raw = (text: string) => rawExchange(api.url, text);
   const expectRawScim = (r: { head: string; body: string }, status: number) => {
     expect(r.head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
     expect(r.head).toMatch(/\r\ncontent-type: application\/scim\+json/i);

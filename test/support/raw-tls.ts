@@ -74,3 +74,9 @@ export async function rawRequest(port: number, options: RawOptions): Promise<Raw
     closedAfterMs,
   };
 }
+
+/** One request written as raw text to the api at `url`, read until the server closes: its head and body (UTF-8). */
+export async function rawExchange(url: string, text: string): Promise<{ head: string; body: string }> {
+  const r = await rawRequest(Number(new URL(url).port), { parts: [text], untilClosed: true, timeoutMs: 5000 });
+  return { head: r.headers, body: Buffer.from(r.body, 'latin1').toString('utf8') };
+}
