@@ -1,4 +1,4 @@
-import { DeliveryLog, encodeCursor } from '@app/domain';
+import { DeliveryLogService, encodeCursor } from '@app/domain';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
@@ -69,7 +69,7 @@ describe('list cursors', () => {
       `INSERT INTO webhooks (organisation_id, connection_id, url, events, secret) VALUES ($1, $2, 'https://hooks.example.com/x', '{case.created}', 'whsec_x') RETURNING id`,
       [t.organisationId, t.connectionId],
     );
-    const log = api.app.get(DeliveryLog);
+    const log = api.app.get(DeliveryLogService);
     for (const [, cursor] of forged) {
       await expect(log.list(String(hook.id), { cursor })).rejects.toMatchObject({ code: 'invalid_request', message: MESSAGE });
     }

@@ -1,4 +1,4 @@
-import { CaseEntity, GroupEntity, PeopleManagersGuard, PersonEntity, Scope } from '@app/domain';
+import { CaseEntity, GroupEntity, PeopleManagersService, PersonEntity, Scope } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
@@ -44,7 +44,7 @@ describe('Groups and permissions', () => {
     return repo.save(repo.create({ organisationId, groupId, disabled, email: `p-${rand()}@example.test`, joinedAt: new Date() }));
   };
   const storedCodes = async (id: string) => (await db.getRepository(GroupEntity).findOneByOrFail({ id })).permissions;
-  const managers = (organisationId: string) => api.app.get(PeopleManagersGuard).count(db.manager, organisationId);
+  const managers = (organisationId: string) => api.app.get(PeopleManagersService).count(db.manager, organisationId);
 
   describe('success answers', () => {
     it('GET /v1/permissions lists the catalogue in order, with names and grantable, on one page', async () => {
