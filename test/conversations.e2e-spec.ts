@@ -1,4 +1,4 @@
-import { CasesService, ConversationIngestService, ConversationsService, DomainError, OrganisationsService, Scope, TransactionHost } from '@app/domain';
+import { CasesService, ConversationIngestService, DomainError, OrganisationsService, Scope, TransactionHost } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';

@@ -300,7 +300,6 @@ describe('Documents: send, translate in the worker, read back', () => {
     });
 
     it('413 text_too_long (not 400) for a JSON body too large for the parser on this call', async () => {
-      // Needs the lead's body-parsing change (/tmp/brief/documents-bodyparsing.patch).
       expectError(await postText({ case_id: caseId, text: 'a'.repeat(1_500_000), target_language: 'es' }), 413, 'text_too_long');
       expectError(await postText({ case_id: caseId, text: 'a'.repeat(3 * 1024 * 1024), target_language: 'es' }), 413, 'text_too_long');
     });

@@ -3,7 +3,6 @@ import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/commo
 import { AppConfig } from '@app/config';
 import { QUEUES, TranslationJob, superviseWorker } from '@app/queue';
 import { Job, UnrecoverableError } from 'bullmq';
-// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { DocumentTranslatorService, TRANSLATION_JOBS, TranslationOutcome } from '@app/domain';
 
 /**
