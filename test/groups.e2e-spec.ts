@@ -1,24 +1,20 @@
 import { CaseEntity, GroupEntity, PeopleManagersService, PersonEntity, Scope } from '@app/domain';
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { makeTenant, Tenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 
 describe('Groups and permissions', () => {
-  let api: TestApi;
+  const { api, t } = useApi({ tenant: true });
   let db: DataSource;
   let checker: OpenApiChecker;
-  let t: Tenant;
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    api = await startApi();
     db = api.app.get(DataSource);
     checker = new OpenApiChecker((await api.http().get('/v1/openapi.json')).body);
-    t = await makeTenant(api.app);
   });
-  afterAll(() => api.close());
 
   const call = (tenant: Tenant, method: 'get' | 'post' | 'patch' | 'put' | 'delete', path: string, body?: unknown): Promise<Res> => {
     const req = api.http()[method](path).set(tenant.auth);
