@@ -65,6 +65,16 @@ describe('admin CLI', () => {
     });
 
     it.each([
+      [['org', '--help'], ['create --name NAME', 'allowlist ORG [CIDR...]']],
+      [['key', 'create', '--help'], ['Usage: npm run admin -- key create --connection CONN', '--connection <CONN>', '--json']],
+    ])('%j prints the help of that command only and exits 0', async (args, lines) => {
+      const run = await cli(args);
+      expect(run.code).toBe(0);
+      for (const line of lines) expect(run.stdout).toContain(line);
+      expect(run.stdout).not.toContain('connection revoke');
+    });
+
+    it.each([
       [['frobnicate'], /unknown command/],
       [['org', 'explode'], /unknown command/],
       [['org', 'create'], /missing --name/],

@@ -2,7 +2,7 @@ import { ApiKeysService, Clock, ConnectionsService, hashKey, OrganisationsServic
 import { DataSource } from 'typeorm';
 import { KeyCache, PublicRoutes } from '@app/auth';
 import { PubSub } from '@app/redis';
-import { makeTenant, startApi, TestApi } from './support/api';
+import { makeTenant, startApi, TestApi, useApi } from './support/api';
 import { ProbeRoutesModule } from './support/probe-routes.module';
 
 const NO_KEY = 'No API key was sent. Send the key as "Authorization: Bearer <key>".';
@@ -15,11 +15,7 @@ function expectError(res: { status: number; body: any; headers: Record<string, s
 }
 
 describe('key authentication', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi({}, [ProbeRoutesModule]);
-  });
-  afterAll(() => api.close());
+  const { api } = useApi({ modules: [ProbeRoutesModule] });
 
   describe('401 unauthorised', () => {
     it('says that no key was sent when the header is missing', async () => {

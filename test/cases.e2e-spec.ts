@@ -1,26 +1,22 @@
 import { CasesService, Scope } from '@app/domain';
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { makeTenant, Tenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 
 describe('Cases', () => {
-  let api: TestApi;
+  const { api, t } = useApi({ tenant: true });
   let db: DataSource;
   let doc: any;
   let checker: OpenApiChecker;
-  let t: Tenant;
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    api = await startApi();
     db = api.app.get(DataSource);
     doc = (await api.http().get('/v1/openapi.json')).body;
     checker = new OpenApiChecker(doc);
-    t = await makeTenant(api.app);
   });
-  afterAll(() => api.close());
 
   const post = (tenant: Tenant, path: string, body?: object, key?: string): Promise<Res> => {
     const req = api.http().post(path).set(tenant.auth);

@@ -1,7 +1,7 @@
 import { ConnectionsService } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { request as httpRequest } from 'node:http';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { makeTenant, startApi, useApi } from './support/api';
 import { ProbeRoutesModule } from './support/probe-routes.module';
 import { rawExchange } from './support/raw-tls';
 
@@ -12,13 +12,7 @@ function expectErrorShape(res: { status: number; body: any; headers: Record<stri
 }
 
 describe('common rules of the REST interface', () => {
-  let api: TestApi;
-  let t: Tenant;
-  beforeAll(async () => {
-    api = await startApi({}, [ProbeRoutesModule]);
-    t = await makeTenant(api.app);
-  });
-  afterAll(() => api.close());
+  const { api, t } = useApi({ modules: [ProbeRoutesModule], tenant: true });
 
   it('answers a single object as {data} and nothing else, with X-Request-Id', async () => {
     const res = await api.http().get('/v1/me').set(t.auth);

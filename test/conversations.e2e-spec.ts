@@ -1,28 +1,24 @@
-import { CasesService, ConversationIngestService, ConversationsService, DomainError, OrganisationsService, Scope, TransactionHost } from '@app/domain';
+import { CasesService, ConversationIngestService, DomainError, OrganisationsService, Scope, TransactionHost } from '@app/domain';
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { makeTenant, Tenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 
 describe('Conversations', () => {
-  let api: TestApi;
+  const { api, t } = useApi({ tenant: true });
   let db: DataSource;
   let doc: any;
   let checker: OpenApiChecker;
   let ingest: ConversationIngestService;
-  let t: Tenant;
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    api = await startApi();
     db = api.app.get(DataSource);
     doc = (await api.http().get('/v1/openapi.json')).body;
     checker = new OpenApiChecker(doc);
     ingest = api.app.get(ConversationIngestService);
-    t = await makeTenant(api.app);
   });
-  afterAll(() => api.close());
 
   const get = (tenant: Tenant, path: string): Promise<Res> => api.http().get(path).set(tenant.auth) as unknown as Promise<Res>;
   const expectError = (res: Res, status: number, code: string, template: string) => {

@@ -1,7 +1,7 @@
-import { DeliveryLog, encodeCursor } from '@app/domain';
+import { DeliveryLogService, encodeCursor } from '@app/domain';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { startApi, useApi } from './support/api';
 
 const MESSAGE = 'cursor: is not a cursor this API issued; use next_cursor from a previous page.';
 const LISTS = ['/v1/cases', '/v1/conversations', '/v1/groups', '/v1/users', '/v1/invitations', '/v1/webhooks'];
@@ -13,13 +13,7 @@ const b64 = (s: string) => Buffer.from(s).toString('base64url');
  * every REST list, and one issued by any replica is taken by every other.
  */
 describe('list cursors', () => {
-  let api: TestApi;
-  let t: Tenant;
-  beforeAll(async () => {
-    api = await startApi();
-    t = await makeTenant(api.app);
-  });
-  afterAll(() => api.close());
+  const { api, t } = useApi({ tenant: true });
 
   const forged: Array<[string, string]> = [
     ['year 0000', b64('["0000-01-01T00:00:00.000Z","1"]')],
@@ -69,7 +63,7 @@ describe('list cursors', () => {
       `INSERT INTO webhooks (organisation_id, connection_id, url, events, secret) VALUES ($1, $2, 'https://hooks.example.com/x', '{case.created}', 'whsec_x') RETURNING id`,
       [t.organisationId, t.connectionId],
     );
-    const log = api.app.get(DeliveryLog);
+    const log = api.app.get(DeliveryLogService);
     for (const [, cursor] of forged) {
       await expect(log.list(String(hook.id), { cursor })).rejects.toMatchObject({ code: 'invalid_request', message: MESSAGE });
     }

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
 import { DataSource } from 'typeorm';
-import { makeTenant, Tenant, TestApi } from './support/api';
-import { openCase, startDocumentsApi } from './support/documents-harness';
+import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { openCase } from './support/documents-harness';
 
 const MB = 1024 * 1024;
 const SLOW = 120_000;
@@ -84,7 +84,7 @@ describe('Documents: limits with the default settings (10 MB files, 100,000 char
   let caseId: string;
 
   beforeAll(async () => {
-    api = await startDocumentsApi({});
+    api = await startApi({});
     t = await makeTenant(api.app);
     caseId = await openCase(api.app.get(DataSource), t.organisationId);
   }, SLOW);
@@ -115,7 +115,6 @@ describe('Documents: limits with the default settings (10 MB files, 100,000 char
   }, SLOW);
 
   it('a text at the character limit, sent as escaped JSON (1.2 MB), is taken: the JSON limit follows the text limit', async () => {
-    // Needs the lead's body-parsing change (/tmp/brief/documents-bodyparsing.patch).
     const text = '😀'.repeat(100_000);
     const json = JSON.stringify({ case_id: caseId, target_language: 'es', text }).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
     expect(json.length).toBeGreaterThan(MB);

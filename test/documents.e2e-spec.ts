@@ -16,7 +16,7 @@ import { DocumentsHarness, openCase, settled, startDocuments, translatedEvents }
 import { EngineStandIn } from './support/engine-stand-in';
 import { OpenApiChecker } from './support/openapi-check';
 import { TranslationProcessor } from '../apps/worker/src/documents/translation.processor';
-import { ABANDONED_REASON, DocumentTranslator, TRANSLATION_JOBS } from '@app/domain';
+import { ABANDONED_REASON, DocumentTranslatorService, TRANSLATION_JOBS } from '@app/domain';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 const MAX_FILE = 200_000;
@@ -300,7 +300,6 @@ describe('Documents: send, translate in the worker, read back', () => {
     });
 
     it('413 text_too_long (not 400) for a JSON body too large for the parser on this call', async () => {
-      // Needs the lead's body-parsing change (/tmp/brief/documents-bodyparsing.patch).
       expectError(await postText({ case_id: caseId, text: 'a'.repeat(1_500_000), target_language: 'es' }), 413, 'text_too_long');
       expectError(await postText({ case_id: caseId, text: 'a'.repeat(3 * 1024 * 1024), target_language: 'es' }), 413, 'text_too_long');
     });
@@ -410,7 +409,7 @@ describe('Documents: send, translate in the worker, read back', () => {
         [t.organisationId, caseId, Buffer.from('Lost job!')],
       );
       const id = String(row.id);
-      expect((await h.worker.get(DocumentTranslator).sweepStale()).requeued).toBeGreaterThanOrEqual(1);
+      expect((await h.worker.get(DocumentTranslatorService).sweepStale()).requeued).toBeGreaterThanOrEqual(1);
       const done = await settled(h.api, t, id);
       expect(done.body.data).toMatchObject({ state: 'translated', translation: { content: 'LOST JOB!' } });
       expect(await translatedEvents(h.db, id)).toHaveLength(1);
@@ -422,7 +421,7 @@ describe('Documents: send, translate in the worker, read back', () => {
          VALUES ($1, $2, 'es', 'text/plain', 'text', $3, 5, repeat('0', 64), 'translating', now() - interval '61 minutes') RETURNING id`,
         [t.organisationId, caseId, Buffer.from('Stuck')],
       );
-      expect((await h.worker.get(DocumentTranslator).sweepStale()).abandoned).toBeGreaterThanOrEqual(1);
+      expect((await h.worker.get(DocumentTranslatorService).sweepStale()).abandoned).toBeGreaterThanOrEqual(1);
       const res = await h.api.http().get(`/v1/documents/${row.id}`).set(t.auth);
       expect(res.body.data).toMatchObject({ state: 'failed', failure_reason: ABANDONED_REASON, translation: null });
     });

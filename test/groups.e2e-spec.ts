@@ -1,24 +1,20 @@
-import { CaseEntity, GroupEntity, PeopleManagersGuard, PersonEntity, Scope } from '@app/domain';
+import { CaseEntity, GroupEntity, PeopleManagersService, PersonEntity, Scope } from '@app/domain';
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { makeTenant, Tenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 
 describe('Groups and permissions', () => {
-  let api: TestApi;
+  const { api, t } = useApi({ tenant: true });
   let db: DataSource;
   let checker: OpenApiChecker;
-  let t: Tenant;
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    api = await startApi();
     db = api.app.get(DataSource);
     checker = new OpenApiChecker((await api.http().get('/v1/openapi.json')).body);
-    t = await makeTenant(api.app);
   });
-  afterAll(() => api.close());
 
   const call = (tenant: Tenant, method: 'get' | 'post' | 'patch' | 'put' | 'delete', path: string, body?: unknown): Promise<Res> => {
     const req = api.http()[method](path).set(tenant.auth);
@@ -44,7 +40,7 @@ describe('Groups and permissions', () => {
     return repo.save(repo.create({ organisationId, groupId, disabled, email: `p-${rand()}@example.test`, joinedAt: new Date() }));
   };
   const storedCodes = async (id: string) => (await db.getRepository(GroupEntity).findOneByOrFail({ id })).permissions;
-  const managers = (organisationId: string) => api.app.get(PeopleManagersGuard).count(db.manager, organisationId);
+  const managers = (organisationId: string) => api.app.get(PeopleManagersService).count(db.manager, organisationId);
 
   describe('success answers', () => {
     it('GET /v1/permissions lists the catalogue in order, with names and grantable, on one page', async () => {

@@ -1,20 +1,16 @@
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { makeTenant, useApi } from './support/api';
 import { ProbeRoutesModule } from './support/probe-routes.module';
 
 describe('Idempotency-Key', () => {
-  let api: TestApi;
-  let t: Tenant;
+  const { api, t } = useApi({ modules: [ProbeRoutesModule], tenant: true });
   let db: DataSource;
   const count = async (name: string) => Number((await db.query(`SELECT count(*) AS n FROM organisations WHERE name = $1`, [name]))[0].n);
   const unique = (prefix: string) => `${prefix} ${Math.random().toString(36).slice(2)}`;
 
   beforeAll(async () => {
-    api = await startApi({}, [ProbeRoutesModule]);
-    t = await makeTenant(api.app);
     db = api.app.get(DataSource);
   });
-  afterAll(() => api.close());
 
   it('a repeat with the same key and request answers the same status and body, and acts once', async () => {
     const name = unique('repeat');

@@ -1,4 +1,4 @@
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { useApi } from './support/api';
 import { expectScimError, oktaUser, patchOp, rand, scim, scimTenant, ScimTenant } from './support/scim-client';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
@@ -10,16 +10,12 @@ type Res = { status: number; body: any; headers: Record<string, string> };
  * that indexes objects by field name.
  */
 describe('Field names that are JavaScript object properties', () => {
-  let api: TestApi;
-  let t: Tenant;
+  const { api, t } = useApi({ tenant: true });
   let s: ScimTenant;
 
   beforeAll(async () => {
-    api = await startApi();
-    t = await makeTenant(api.app);
     s = await scimTenant(api);
   });
-  afterAll(() => api.close());
 
   /** A raw JSON text: an object literal with `__proto__` would set the prototype, not send the field. */
   const post = (path: string, json: string, method: 'post' | 'patch' = 'post'): Promise<Res> =>

@@ -1,6 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { useApi } from './support/api';
 
 type Res = { status: number; body: any };
 type Json = Record<string, any>;
@@ -11,19 +11,15 @@ type Json = Record<string, any>;
  * that field (business rules aside: an unknown group, a cursor this API did not issue).
  */
 describe('OpenAPI: the schemas carry the rules the service enforces', () => {
-  let api: TestApi;
+  const { api, t } = useApi({ tenant: true });
   let doc: Json;
-  let t: Tenant;
   const ajv = new Ajv2020({ strict: false });
   addFormats(ajv);
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    api = await startApi();
     doc = (await api.http().get('/v1/openapi.json')).body;
-    t = await makeTenant(api.app);
   });
-  afterAll(() => api.close());
 
   const schemaOf = (name: string): Json => doc.components.schemas[name];
   const prop = (name: string, field: string): Json => schemaOf(name).properties[field];

@@ -3,19 +3,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { makeTenant, startApi, TestApi } from './support/api';
+import { makeTenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 
 const run = promisify(execFile);
 
 describe('GET /v1/openapi.json', () => {
-  let api: TestApi;
+  const { api } = useApi();
   let doc: any;
   beforeAll(async () => {
-    api = await startApi();
     doc = (await api.http().get('/v1/openapi.json')).body;
   });
-  afterAll(() => api.close());
 
   it('needs no key and describes the API as OpenAPI 3.1.0, version 1.0.0, build 47', async () => {
     const res = await api.http().get('/v1/openapi.json');

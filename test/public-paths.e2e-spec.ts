@@ -1,5 +1,5 @@
 import { PublicRoutes, REFUSED_LIMIT } from '@app/auth';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { useApi } from './support/api';
 
 function expectError(res: { status: number; body: any; headers: Record<string, string> }, status: number, code: string) {
   expect({ status: res.status, body: res.body }).toEqual({ status, body: { error: { code, message: expect.any(String) } } });
@@ -16,14 +16,8 @@ const OTHER_METHODS: Verb[] = ['post', 'put', 'patch', 'delete', 'options'];
  * body never read), and 405 with Allow for a valid key.
  */
 describe('public paths: which methods need no key', () => {
-  let api: TestApi;
-  let t: Tenant;
+  const { api, t } = useApi({ env: { TRUSTED_PROXIES: '127.0.0.1/32' }, tenant: true });
   const bad = { Authorization: `Bearer svc_${'3'.repeat(64)}` };
-  beforeAll(async () => {
-    api = await startApi({ TRUSTED_PROXIES: '127.0.0.1/32' });
-    t = await makeTenant(api.app);
-  });
-  afterAll(() => api.close());
 
   it.each(OTHER_METHODS)('%s /v1/openapi.json: 401 without a valid key, 405 with Allow with one', async (verb) => {
     for (const headers of [{}, bad]) {

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { useApi } from './support/api';
 import { openCase } from './support/documents-harness';
 import { rawRequest } from './support/raw-tls';
 
@@ -10,8 +10,6 @@ import { rawRequest } from './support/raw-tls';
  * X-Request-Id. A body that keeps making progress is not cut, however long it takes overall.
  */
 describe('slow clients', () => {
-  let api: TestApi;
-  let t: Tenant;
   let port: number;
   const LIMITS = {
     HTTP_HEADERS_TIMEOUT_MS: '1000',
@@ -21,13 +19,11 @@ describe('slow clients', () => {
   };
   // Generous: the bound is the setting plus Node's checking interval, not a timing-precision test.
   const BOUND_MS = 3500;
+  const { api, t } = useApi({ env: LIMITS, tenant: true });
 
   beforeAll(async () => {
-    api = await startApi(LIMITS);
-    t = await makeTenant(api.app);
     port = Number(new URL(api.url).port);
   });
-  afterAll(() => api.close());
 
   const post = (length: number, path = '/v1/groups', type = 'application/json') =>
     `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${t.auth.Authorization}\r\nContent-Type: ${type}\r\nContent-Length: ${length}\r\n\r\n`;

@@ -1,11 +1,7 @@
-import { makeTenant, startApi, TestApi } from './support/api';
+import { makeTenant, useApi } from './support/api';
 
 describe('smoke', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi();
-  });
-  afterAll(() => api.close());
+  const { api } = useApi();
 
   it('GET /v1/me', async () => {
     const t = await makeTenant(api.app);

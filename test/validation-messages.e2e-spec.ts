@@ -1,17 +1,10 @@
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { useApi } from './support/api';
 
 type Res = { status: number; body: any };
 
 /** What a refused body says: a missing required field says it is required, once. */
 describe('Validation messages', () => {
-  let api: TestApi;
-  let t: Tenant;
-
-  beforeAll(async () => {
-    api = await startApi();
-    t = await makeTenant(api.app);
-  });
-  afterAll(() => api.close());
+  const { api, t } = useApi({ tenant: true });
 
   const post = (path: string, body: object): Promise<Res> => api.http().post(path).set(t.auth).send(body) as unknown as Promise<Res>;
   const expect422 = (res: Res, message: string) =>

@@ -9,7 +9,7 @@ import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
 import {
   AddressPolicy,
   HostResolver,
-  OutboxRelay,
+  OutboxRelayService,
   verifySignature,
   WebhookSender,
   WebhookTls,
@@ -283,7 +283,7 @@ describe('Webhooks: delivery by the worker', () => {
         const hooks = [await hook(tenants[0], ['conversation.ended'], 'x1'), await hook(tenants[0], ['conversation.ended'], 'x2'), await hook(tenants[1], ['conversation.ended'], 'x3')];
         const relayed: number[] = [];
         for (const app of [worker, replica]) {
-          const relay = app.get(OutboxRelay);
+          const relay = app.get(OutboxRelayService);
           const real = relay.relayBatch.bind(relay);
           jest.spyOn(relay, 'relayBatch').mockImplementation(async (limit) => {
             const r = await real(limit);

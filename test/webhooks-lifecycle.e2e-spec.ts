@@ -10,7 +10,7 @@ import { DataSource } from 'typeorm';
 import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
 import { OutboxRelayLoop } from '../apps/worker/src/webhooks/outbox-relay.loop';
 import { WebhookMaintenanceJobs } from '../apps/worker/src/webhooks/webhook-maintenance';
-import { DeliveryLog, DeliveryRetention } from '@app/domain';
+import { DeliveryLogService, DeliveryRetentionService } from '@app/domain';
 import { makeTenant, Tenant, TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
 import { WebhookReceiver } from './support/webhook-receiver';
@@ -138,7 +138,7 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
       for (let i = 0; i < 3; i++) await endConversation(t);
       await receiver.waitFor(w.path, 3);
       await until(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'delivered'`, [w.id])).length === 3, 'three delivered');
-      const log = worker.get(DeliveryLog);
+      const log = worker.get(DeliveryLogService);
       const first = await log.list(w.id, { limit: 2 });
       expect(first.items).toHaveLength(2);
       expect(first.nextCursor).toEqual(expect.any(String));
@@ -162,7 +162,7 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
       await endConversation(t);
       const [firstTime] = await receiver.waitFor(w.path, 1);
       const delivered = await stateOf(w.id, 'delivered');
-      const log = worker.get(DeliveryLog);
+      const log = worker.get(DeliveryLogService);
       const again = await log.resend(delivered.id);
       expect(again).toMatchObject({ id: delivered.id, state: 'queued', series: 2, attempts: 0 });
       const [, secondTime] = await receiver.waitFor(w.path, 2);
@@ -202,7 +202,7 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
       await endConversation(t);
       const delivered = await stateOf(w.id, 'delivered');
       expect((await api.http().delete(`/v1/webhooks/${w.id}`).set(t.auth)).status).toBe(204);
-      await worker.get(DeliveryLog).resend(delivered.id);
+      await worker.get(DeliveryLogService).resend(delivered.id);
       const given = await stateOf(w.id, 'given_up');
       expect(given).toMatchObject({ id: delivered.id, series: 2, give_up_reason: 'webhook_removed' });
       expect(receiver.received(w.path)).toHaveLength(1);
@@ -212,7 +212,7 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
       const t = await makeTenant(api.app);
       const w = await hook(t, 'resend-refused');
       const pending = await seedDelivery(t, w.id, { state: 'waiting', attempts: 1, next_attempt_at: new Date(Date.now() + 3_600_000) });
-      const log = worker.get(DeliveryLog);
+      const log = worker.get(DeliveryLogService);
       const busy = await rejection(log.resend(pending));
       expect([busy.code, busy.message]).toEqual(['validation_failed', 'delivery: is still being attempted; resend it once it is delivered, failed or given up']);
       const test = await api.http().post(`/v1/webhooks/${w.id}/test`).set(t.auth);
@@ -236,9 +236,9 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
       await receiver.waitFor(w.path, 2);
       const ids = receiver.received(w.path).map((r) => JSON.parse(r.raw).id).sort();
       expect(ids).toEqual([lostFirst, lostRetry].sort());
-      await until(async () => (await worker.get(DeliveryLog).get(lostRetry)).delivery.state === 'delivered', 'the recovered retry');
-      expect((await worker.get(DeliveryLog).get(lostRetry)).attempts.map((a) => a.number)).toEqual([3]);
-      expect((await worker.get(DeliveryLog).get(notYet)).delivery.state).toBe('waiting');
+      await until(async () => (await worker.get(DeliveryLogService).get(lostRetry)).delivery.state === 'delivered', 'the recovered retry');
+      expect((await worker.get(DeliveryLogService).get(lostRetry)).attempts.map((a) => a.number)).toEqual([3]);
+      expect((await worker.get(DeliveryLogService).get(notYet)).delivery.state).toBe('waiting');
     });
 
     it('brings a stale retry job forward when a delivery must be attempted sooner', async () => {
@@ -285,7 +285,7 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
         [t.organisationId],
       );
 
-      const retention = worker.get(DeliveryRetention);
+      const retention = worker.get(DeliveryRetentionService);
       const [a, b] = await Promise.all([retention.sweep(1000), retention.sweep(1000)]);
       const outboxLeft = await db.query(`SELECT id FROM outbox_events WHERE id = ANY($1::uuid[])`, [outbox.map((r: { id: string }) => r.id)]);
       expect(outboxLeft).toEqual([{ id: outbox[1].id }]);

@@ -2,7 +2,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { CasesService, ConversationIngestService } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
-import { AttemptOutcome, DeliveryAttempts, retryDelayMs, verifySignature } from '@app/domain';
+import { AttemptOutcome, DeliveryAttemptsService, retryDelayMs, verifySignature } from '@app/domain';
 import { makeTenant, Tenant, TestApi } from './support/api';
 import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookStand, WebhookStand } from './support/webhook-stand';
@@ -31,7 +31,7 @@ describe('Webhooks: retries, the timetable, timeouts', () => {
     stand = await startWebhookStand({ WEBHOOK_RETRY_SCALE: String(SCALE), WEBHOOK_CONCURRENCY: '1' });
     ({ api, worker, receiver, db } = stand);
     // Every attempt's outcome, as the queue saw it (what it scheduled next).
-    const attempts = worker.get(DeliveryAttempts);
+    const attempts = worker.get(DeliveryAttemptsService);
     const real = attempts.attempt.bind(attempts);
     jest.spyOn(attempts, 'attempt').mockImplementation(async (id) => {
       const o = await real(id);

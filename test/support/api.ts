@@ -40,3 +40,65 @@ export async function makeTenant(app: NestExpressApplication, scopes: readonly S
   const key = await app.get(ApiKeysService).create(conn.id);
   return { organisationId: org.id, connectionId: conn.id, keyId: key.id, key: key.key, auth: { Authorization: `Bearer ${key.key}` } };
 }
+
+export interface UseApiOptions {
+  /** Settings over the test defaults (test/support/env.ts). */
+  env?: Record<string, string>;
+  /** Extra Nest modules, e.g. ProbeRoutesModule. */
+  modules?: Type<unknown>[];
+  /** Also make a tenant (organisation, connection, key) once the api is up. */
+  tenant?: boolean;
+}
+
+/**
+ * The preamble of a spec that talks to one api: starts it (and a tenant) in beforeAll, closes it
+ * in afterAll, both registered in the calling describe. The answer's `api` and `t` read through to
+ * what beforeAll made, so a spec writes `const { api, t } = useApi({ tenant: true })` and uses them
+ * in its tests and hooks as it would the started ones; read outside a hook or test, they throw.
+ */
+export function useApi(options: UseApiOptions = {}): { api: TestApi; t: Tenant } {
+  let started: TestApi | undefined;
+  let tenant: Tenant | undefined;
+  beforeAll(async () => {
+    started = await startApi(options.env ?? {}, options.modules ?? []);
+    if (options.tenant) tenant = await makeTenant(started.app);
+  });
+  afterAll(() => started?.close());
+  const live = (): TestApi => started ?? fail('the api is started in beforeAll: use it in a hook or a test');
+  const made = (): Tenant => tenant ?? fail(options.tenant ? 'the tenant is made in beforeAll: use it in a hook or a test' : 'useApi({ tenant: true }) makes the tenant');
+  const api: TestApi = {
+    get app() {
+      return live().app;
+    },
+    get url() {
+      return live().url;
+    },
+    get config() {
+      return live().config;
+    },
+    http: () => live().http(),
+    close: () => live().close(),
+  };
+  const t: Tenant = {
+    get organisationId() {
+      return made().organisationId;
+    },
+    get connectionId() {
+      return made().connectionId;
+    },
+    get keyId() {
+      return made().keyId;
+    },
+    get key() {
+      return made().key;
+    },
+    get auth() {
+      return made().auth;
+    },
+  };
+  return { api, t };
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}

@@ -1,16 +1,13 @@
-import { DynamicModule, INestApplicationContext, Module, Type } from '@nestjs/common';
+import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppConfig } from '@app/config';
 import { Logger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { DocumentsModule } from '../../apps/api/src/documents/documents.module';
-import { DocumentsWorkerModule } from '../../apps/worker/src/documents/documents-worker.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { DOCUMENTS_OPTIONS, type DocumentsOptions } from '@app/domain';
-import { ApiModule } from '../../apps/api/src/api.module';
 import { startApi, Tenant, TestApi } from './api';
 
-/** The api and a worker, in this process, with the documents modules mounted (until the lead wires them). */
+/** The api and a worker, in this process. */
 export interface DocumentsHarness {
   api: TestApi;
   worker: INestApplicationContext;
@@ -18,26 +15,12 @@ export interface DocumentsHarness {
   close: () => Promise<void>;
 }
 
-/** Whether a root module already imports `module` (once the lead has wired the documents modules). */
-const wires = (root: DynamicModule, module: Type<unknown>) =>
-  (root.imports ?? []).some((m) => m === module || (m as DynamicModule)?.module === module);
-
-/** The api with the documents module (mounted here until ApiModule imports it). */
-export async function startDocumentsApi(env: Record<string, string>): Promise<TestApi> {
-  @Module({ imports: wires(ApiModule.forRoot(AppConfig.fromEnv(env)), DocumentsModule) ? [] : [DocumentsModule.forRoot()] })
-  class TestDocumentsApiModule {}
-  return startApi(env, [TestDocumentsApiModule]);
-}
-
 export async function startDocuments(env: Record<string, string>, options: DocumentsOptions = {}): Promise<DocumentsHarness> {
   const config = AppConfig.fromEnv({ ...env, WORKER_HEALTH_PORT: '0' });
-  const api = await startDocumentsApi(env);
-  const workerRoot = WorkerModule.forRoot(config);
-  @Module({ imports: [workerRoot, ...(wires(workerRoot, DocumentsWorkerModule) ? [] : [DocumentsWorkerModule.forRoot()])] })
-  class TestWorkerModule {}
-  const worker = await NestFactory.createApplicationContext(TestWorkerModule, { bufferLogs: true });
+  const api = await startApi(env);
+  const worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
   worker.useLogger(worker.get(Logger));
-  // The test's policy (quick retries) in both processes, whoever mounted the modules.
+  // The test's policy (quick retries) in both processes.
   for (const app of [api.app, worker]) Object.assign(app.get<DocumentsOptions>(DOCUMENTS_OPTIONS, { strict: false }), options);
   await worker.init();
   return {

@@ -9,47 +9,34 @@ export class UsageError extends Error {
 /** Options that never take a value; every other `--option` takes the next word (or `=value`). */
 export const SWITCHES = new Set(['json', 'help', 'revert']);
 
-export interface ParsedArgv {
-  words: string[];
-  options: Map<string, string | true>;
-}
-
 /**
- * Splits argv into positional words and options: `--opt value`, `--opt=value`, `--switch`, and
- * `--` to end options. An empty value (`--scopes ""`) is a value, not a missing one.
+ * The checks commander does not make, run on argv before it: an option given twice is refused
+ * (commander keeps the last), and an option that takes a value refuses to take the next
+ * `--option` as its value (commander would). An empty value (`--scopes ""`) is a value.
  */
-export function parseArgv(argv: string[]): ParsedArgv {
-  const words: string[] = [];
-  const options = new Map<string, string | true>();
+export function checkArgv(argv: string[]): void {
+  const seen = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--') {
-      words.push(...argv.slice(i + 1));
-      break;
-    }
-    if (arg === '-h') {
-      options.set('help', true);
-      continue;
-    }
-    if (!arg.startsWith('--') || arg.length === 2) {
-      words.push(arg);
-      continue;
-    }
+    if (arg === '--') return;
+    if (!arg.startsWith('--') || arg.length === 2) continue;
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq === -1 ? undefined : eq);
-    if (options.has(name)) throw new UsageError(`--${name} is given twice`);
+    if (seen.has(name)) throw new UsageError(`--${name} is given twice`);
+    seen.add(name);
     if (SWITCHES.has(name)) {
       if (eq !== -1) throw new UsageError(`--${name} takes no value`);
-      options.set(name, true);
-    } else if (eq !== -1) {
-      options.set(name, arg.slice(eq + 1));
-    } else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) {
-      options.set(name, argv[++i]);
-    } else {
-      throw new UsageError(`--${name} needs a value`);
+    } else if (eq === -1) {
+      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) throw new UsageError(`--${name} needs a value`);
+      i++;
     }
   }
-  return { words, options };
+}
+
+/** Whether argv names no command (only options, or the word `help`): the full command list is the answer. */
+export function asksForCommandList(argv: string[]): boolean {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  return words.length === 0 || words[0] === 'help';
 }
 
 /** What a command reads: its operands (the words after the command's own) and its options. */

@@ -3,9 +3,10 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppConfig } from '@app/config';
 import { AdminModule } from './admin.module';
-import { CommandArgs, parseArgv } from './args';
-import { checkOptions, CommandContext, findCommand, helpResult } from './commands';
+import { asksForCommandList, checkArgv, CommandArgs } from './args';
+import { CommandContext, helpResult } from './commands';
 import { EXIT_FAILED, Output } from './output';
+import { parseCommandLine } from './program';
 
 // stdout carries only the command's answer; TypeORM's console logger prints query errors with
 // console.log, so every console method writes to stderr in this process.
@@ -16,10 +17,11 @@ async function run(argv: string[]): Promise<number> {
   const out = new Output(argv.includes('--json'));
   let context: Promise<INestApplicationContext> | undefined;
   try {
-    const { words, options } = parseArgv(argv);
-    if (words.length === 0 || words[0] === 'help' || options.has('help')) return out.print(helpResult());
-    const { command, operands } = findCommand(words);
-    checkOptions(command, options.keys());
+    checkArgv(argv);
+    if (asksForCommandList(argv)) return out.print(helpResult());
+    const invocation = parseCommandLine(argv);
+    if (invocation.kind === 'help') return out.print({ json: { help: invocation.text }, text: [invocation.text.trimEnd()] });
+    const { command, operands, options } = invocation;
     const config = AppConfig.fromEnv();
     const ctx: CommandContext = {
       args: new CommandArgs(operands, options),

@@ -46,7 +46,7 @@ export class KeyAuthenticator {
       allowlist: parseCidrs(row.ipAllowlist),
     };
     this.cache.set(hash, entry, generation);
-    return { ...entry, expiresAt: 0 };
+    return entry;
   }
 
   /** At most one write a minute per key and replica; the SQL itself skips a same-minute write. */

@@ -2,25 +2,35 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { AUTH_INVALIDATION_CHANNEL, AuthInvalidation } from '@app/domain';
 import { PubSub } from '@app/redis';
+import { LRUCache } from 'lru-cache';
 import type { CachedKey } from './principal';
 
-const MAX_ENTRIES = 20_000;
+/** Bounds the memory a flood of distinct valid keys can take; the least recently used go first. */
+export const KEY_CACHE_MAX_ENTRIES = 20_000;
 
 /**
  * Per-replica cache of key lookups, by key hash. It is only used while this replica receives
  * invalidation messages (PubSub.ready); every change to a key, connection, organisation or the
  * policy announces itself after commit and drops the affected entries on every replica. A
  * generation counter stops a lookup that raced an invalidation from caching what it read.
+ * Entries expire after AUTH_CACHE_TTL_SECONDS (lru-cache's ttl, read against Date.now()).
  */
 @Injectable()
 export class KeyCache implements OnModuleInit {
-  private readonly entries = new Map<string, CachedKey>();
+  private readonly entries: LRUCache<string, CachedKey>;
   private generation = 0;
 
   constructor(
     private readonly pubSub: PubSub,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.entries = new LRUCache<string, CachedKey>({
+      max: KEY_CACHE_MAX_ENTRIES,
+      ttl: Math.max(config.authCacheTtlSeconds, 1) * 1000, // 0 (off) is never stored; lru-cache needs a positive ttl
+      ttlResolution: 0, // exact expiry, no cached clock reading
+      perf: Date,
+    });
+  }
 
   async onModuleInit(): Promise<void> {
     if (this.config.authCacheTtlSeconds === 0) return;
@@ -41,25 +51,18 @@ export class KeyCache implements OnModuleInit {
   }
 
   get(hash: string): CachedKey | undefined {
-    if (!this.usable) return undefined;
-    const entry = this.entries.get(hash);
-    if (entry && entry.expiresAt <= Date.now()) {
-      this.entries.delete(hash);
-      return undefined;
-    }
-    return entry;
+    return this.usable ? this.entries.get(hash) : undefined;
   }
 
-  set(hash: string, entry: Omit<CachedKey, 'expiresAt'>, generation: number): void {
+  set(hash: string, entry: CachedKey, generation: number): void {
     if (!this.usable || generation !== this.generation) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(hash, { ...entry, expiresAt: Date.now() + this.config.authCacheTtlSeconds * 1000 });
+    this.entries.set(hash, entry);
   }
 
   invalidate(change: AuthInvalidation): void {
     this.generation++;
     if (change.kind === 'all') return this.entries.clear();
-    for (const [hash, e] of this.entries) {
+    for (const [hash, e] of this.entries.entries()) {
       const p = e.principal;
       const hit =
         (change.kind === 'key' && p.keyId === change.id) ||

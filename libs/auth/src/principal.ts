@@ -18,5 +18,4 @@ export interface CachedKey {
   revoked: boolean;
   moduleOn: boolean;
   allowlist: ParsedCidr[];
-  expiresAt: number;
 }

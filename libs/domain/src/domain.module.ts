@@ -17,7 +17,7 @@ import { PeopleAdder } from './people/people-adder';
 import { PeopleMail } from './people/people-mail';
 import { PeopleService } from './people/people.service';
 import { OrganisationsService } from './organisations/organisations.service';
-import { PeopleManagersGuard } from './permissions/people-managers.guard';
+import { PeopleManagersService } from './permissions/people-managers.service';
 import { PermissionsService } from './permissions/permissions.service';
 import { WebhooksDomainModule } from './webhooks/webhooks-domain.module';
 
@@ -29,7 +29,7 @@ const services = [
   AuthInvalidationPublisher,
   Mailer,
   PermissionsService,
-  PeopleManagersGuard,
+  PeopleManagersService,
   GroupsService,
   DomainsService,
   PeopleMail,

@@ -27,7 +27,7 @@ export * from './mail/mailer';
 export * from './organisations/organisation-domain.entity';
 export * from './people/invitation.entity';
 export * from './people/person.entity';
-export * from './permissions/people-managers.guard';
+export * from './permissions/people-managers.service';
 export * from './permissions/permission.entity';
 export * from './permissions/permissions.service';
 export * from './groups/groups.service';

@@ -1,4 +1,3 @@
-import { UsageError } from '../args';
 import { CommandResult } from '../output';
 import { Command } from './command';
 import { CASE_COMMANDS } from './case.command';
@@ -33,27 +32,6 @@ export const COMMANDS: Command[] = [
   ...DEMO_COMMANDS,
 ];
 
-/** The command named by the leading words, and the words left over as its operands. */
-export function findCommand(words: string[]): { command: Command; operands: string[] } {
-  const command = COMMANDS.find((c) => c.words.every((w, i) => words[i] === w));
-  if (!command) {
-    const nouns = COMMANDS.filter((c) => c.words[0] === words[0]);
-    if (nouns.length) throw new UsageError(`unknown command "${words.slice(0, 2).join(' ')}"; "${words[0]}" takes ${nouns.map((c) => c.words[1]).join('|')}`);
-    throw new UsageError(`unknown command "${words[0]}"`);
-  }
-  const operands = words.slice(command.words.length);
-  if (operands.length > command.arity) throw new UsageError(`unexpected argument "${operands[command.arity]}" for ${command.words.join(' ')}`);
-  return { command, operands };
-}
-
-/** Refuses options the command does not know (a typo must not be silently ignored). */
-export function checkOptions(command: Command, given: Iterable<string>): void {
-  const known = new Set(['json', 'help', ...(command.options ?? [])]);
-  for (const name of given) {
-    if (!known.has(name)) throw new UsageError(`${command.words.join(' ')} does not take --${name}`);
-  }
-}
-
 /** The usage text, and for `--json` the same list as `{"commands":[{command, summary}]}`. */
 export function helpResult(): CommandResult {
   return {
@@ -66,7 +44,7 @@ function usageLines(): string[] {
   const rows = COMMANDS.map((c) => [`${c.words.join(' ')} ${c.usage}`.trim(), c.summary]);
   const width = Math.max(...rows.map(([u]) => u.length));
   return [
-    'usage: npm run admin -- <command> [--json]',
+    'usage: npm run admin -- <command> [--json]   (<command> --help: its operands and options)',
     '',
     'commands:',
     ...rows.map(([u, s]) => `  ${u.padEnd(width)}  ${s}`),

@@ -1,7 +1,7 @@
-import { DeliveryLog, LoggedDelivery } from '@app/domain';
+import { DeliveryLogService, LoggedDelivery } from '@app/domain';
 import { Command, CommandContext } from './command';
 
-const log = async (ctx: CommandContext) => (await ctx.app()).get(DeliveryLog);
+const log = async (ctx: CommandContext) => (await ctx.app()).get(DeliveryLogService);
 
 const present = ({ delivery: d, attempts }: LoggedDelivery) => ({
   id: d.id,

@@ -4,7 +4,6 @@ import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
 import { DigitsIdPipe, PageQueryDto } from '@app/http';
 import { Idempotent } from '@app/idempotency';
 import type { Response } from 'express';
-// Until libs/domain/src/index.ts exports it: then '@app/domain'.
 import { CasesService } from '@app/domain';
 import { ApiData, ApiErrors } from '../common/api-docs';
 import { presentCase } from './case.presenter';

@@ -2,7 +2,6 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
 import { PageQueryDto } from '@app/http';
-// Until libs/domain/src/index.ts exports it: then '@app/domain'.
 import { ConversationsService } from '@app/domain';
 import { ApiData } from '../common/api-docs';
 import { ApiDataArray } from './api-data-array';

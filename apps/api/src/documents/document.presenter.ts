@@ -1,4 +1,3 @@
-// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { type DocumentRecord, isTextFormat } from '@app/domain';
 import type { DocumentDto } from './dto/document.dto';
 

@@ -3,7 +3,6 @@ import { ApiExtraModels, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
 import { ApiValidationPipe, DigitsIdPipe } from '@app/http';
 import { Idempotent } from '@app/idempotency';
-// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { DocumentsService } from '@app/domain';
 import { ApiData, ApiErrors } from '../common/api-docs';
 import { presentDocument } from './document.presenter';

@@ -1,5 +1,4 @@
 import { DynamicModule, Module } from '@nestjs/common';
-// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
 import { DocumentsController } from './documents.controller';
 import { MultipartUploadGuard } from './multipart-upload.guard';

@@ -1,29 +1,7 @@
-import { DomainError, validationFailed } from '@app/domain';
+import { DomainError, fileTooLarge, validationFailed } from '@app/domain';
 import { createHash } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable, Writable } from 'node:stream';
 import type { Request } from 'express';
-// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
-import { fileTooLarge } from '@app/domain';
-
-/** The part of busboy 1.6's API used here (it ships no types; @types/busboy is not installed). */
-interface BusboyLimits {
-  fieldNameSize: number;
-  fieldSize: number;
-  fields: number;
-  fileSize: number;
-  files: number;
-  parts: number;
-  headerPairs: number;
-}
-type Busboy = Writable & {
-  on(event: 'file', cb: (name: string, stream: Readable & { truncated?: boolean }, info: { filename?: string; mimeType: string }) => void): Busboy;
-  on(event: 'field', cb: (name: string, value: string, info: { nameTruncated: boolean; valueTruncated: boolean }) => void): Busboy;
-  on(event: 'filesLimit' | 'fieldsLimit' | 'partsLimit' | 'close', cb: () => void): Busboy;
-  on(event: 'error', cb: (err: Error) => void): Busboy;
-};
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const busboy = require('busboy') as (config: { headers: IncomingHttpHeaders; limits: Partial<BusboyLimits> }) => Busboy;
+import busboy, { type Busboy } from 'busboy';
 
 /** The file of a multipart document request, held in memory (at most the configured limit). */
 export interface UploadedDocument {
@@ -133,7 +111,7 @@ export function readMultipart(req: Request, maxFileBytes: number): Promise<Multi
     parser.on('filesLimit', () => stop(validationFailed(FILE_FIELD, 'exactly one file must be sent')));
     parser.on('fieldsLimit', () => stop(validationFailed('body', 'has too many fields')));
     parser.on('partsLimit', () => stop(validationFailed('body', 'has too many parts')));
-    parser.on('error', (err) => stop(new DomainError('invalid_request', `The multipart body cannot be read: ${err.message}.`)));
+    parser.on('error', (err: Error) => stop(new DomainError('invalid_request', `The multipart body cannot be read: ${err.message}.`)));
     parser.on('close', async () => {
       await pendingFile;
       if (settled) return;

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { DOCUMENTS_CHANNEL, DocumentIntake, INTAKE_BATCH_SIZE } from '@app/domain';
+import { DOCUMENTS_CHANNEL, DocumentIntakeService, INTAKE_BATCH_SIZE } from '@app/domain';
 import { NotifiedLoop } from '../common/notified-loop';
 
 /** Without a notification (missed while reconnecting), the loop still looks this often. */
@@ -9,7 +9,7 @@ export const INTAKE_POLL_MS = 1000;
 /**
  * Queues the documents the api accepted, as the outbox relay loop relays events: it wakes on
  * Postgres NOTIFY (sent when the document's transaction commits) or every second, and drains
- * what awaits the queue (DocumentIntake). While Redis is unreachable it does nothing; the
+ * what awaits the queue (DocumentIntakeService). While Redis is unreachable it does nothing; the
  * documents wait in Postgres and are queued on the first pass after Redis is back.
  */
 @Injectable()
@@ -19,7 +19,7 @@ export class DocumentIntakeLoop implements OnApplicationBootstrap, BeforeApplica
 
   constructor(
     config: AppConfig,
-    private readonly intake: DocumentIntake,
+    private readonly intake: DocumentIntakeService,
   ) {
     this.loop = new NotifiedLoop({
       name: 'document-intake',

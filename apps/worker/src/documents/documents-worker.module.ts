@@ -1,7 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { QUEUES } from '@app/queue';
-// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
 import { DocumentIntakeLoop } from './document-intake.loop';
 import { TranslationProcessor } from './translation.processor';

@@ -3,8 +3,7 @@ import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/commo
 import { AppConfig } from '@app/config';
 import { QUEUES, TranslationJob, superviseWorker } from '@app/queue';
 import { Job, UnrecoverableError } from 'bullmq';
-// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
-import { DocumentTranslator, TRANSLATION_JOBS, TranslationOutcome } from '@app/domain';
+import { DocumentTranslatorService, TRANSLATION_JOBS, TranslationOutcome } from '@app/domain';
 
 /**
  * Translations queue: one job per document (retried with exponential backoff while the engine
@@ -13,7 +12,7 @@ import { DocumentTranslator, TRANSLATION_JOBS, TranslationOutcome } from '@app/d
 @Processor(QUEUES.translations)
 export class TranslationProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
-    private readonly translator: DocumentTranslator,
+    private readonly translator: DocumentTranslatorService,
     private readonly config: AppConfig,
   ) {
     super();

@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { AppConfig } from '@app/config';
 import { NotifiedLoop } from '../common/notified-loop';
 import { DeliveryQueues } from './delivery-queues';
-import { DELIVERIES_CHANNEL, DeliveryRecovery, OutboxRelay, RELAY_BATCH_SIZE } from '@app/domain';
+import { DELIVERIES_CHANNEL, DeliveryRecoveryService, OutboxRelayService, RELAY_BATCH_SIZE } from '@app/domain';
 
 /** The trigger on outbox_events notifies this channel on every insert (see the Webhooks migration). */
 export const OUTBOX_CHANNEL = 'outbox_events';
@@ -29,8 +29,8 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
 
   constructor(
     config: AppConfig,
-    private readonly relay: OutboxRelay,
-    private readonly recovery: DeliveryRecovery,
+    private readonly relay: OutboxRelayService,
+    private readonly recovery: DeliveryRecoveryService,
     private readonly queues: DeliveryQueues,
   ) {
     this.loop = new NotifiedLoop({

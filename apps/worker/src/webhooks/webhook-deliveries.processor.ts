@@ -4,13 +4,13 @@ import { AppConfig } from '@app/config';
 import { DeliveryJob, QUEUES, superviseWorker } from '@app/queue';
 import { Job } from 'bullmq';
 import { DeliveryQueues, webhookBackoff } from './delivery-queues';
-import { DeliveryAttempts } from '@app/domain';
+import { DeliveryAttemptsService } from '@app/domain';
 
 /** First attempts. A failure hands the delivery to the retry queue with the timetable's delay. */
 @Processor(QUEUES.webhookDeliveries, { maxStalledCount: 10, settings: { backoffStrategy: webhookBackoff } })
 export class WebhookDeliveriesProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
-    private readonly attempts: DeliveryAttempts,
+    private readonly attempts: DeliveryAttemptsService,
     private readonly queues: DeliveryQueues,
     private readonly config: AppConfig,
   ) {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MAINTENANCE_JOBS } from '@app/queue';
 import { OutboxRelayLoop } from './outbox-relay.loop';
-import { DeliveryRetention, WebhookSwitchOff } from '@app/domain';
+import { DeliveryRetentionService, WebhookSwitchOffService } from '@app/domain';
 
 const HANDLED: readonly string[] = [MAINTENANCE_JOBS.sweepDeliveries, MAINTENANCE_JOBS.switchOffFailingWebhooks, MAINTENANCE_JOBS.relayOutbox];
 
@@ -12,8 +12,8 @@ const HANDLED: readonly string[] = [MAINTENANCE_JOBS.sweepDeliveries, MAINTENANC
 @Injectable()
 export class WebhookMaintenanceJobs {
   constructor(
-    private readonly retention: DeliveryRetention,
-    private readonly switchOff: WebhookSwitchOff,
+    private readonly retention: DeliveryRetentionService,
+    private readonly switchOff: WebhookSwitchOffService,
     private readonly relayLoop: OutboxRelayLoop,
   ) {}
 

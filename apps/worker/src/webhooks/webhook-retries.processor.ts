@@ -4,7 +4,7 @@ import { AppConfig } from '@app/config';
 import { DeliveryJob, QUEUES, superviseWorker } from '@app/queue';
 import { DelayedError, Job } from 'bullmq';
 import { RetryLater, webhookBackoff } from './delivery-queues';
-import { DeliveryAttempts } from '@app/domain';
+import { DeliveryAttemptsService } from '@app/domain';
 
 /**
  * Attempts 2 to 8. A failed attempt with attempts left throws RetryLater, and the custom backoff
@@ -14,7 +14,7 @@ import { DeliveryAttempts } from '@app/domain';
 @Processor(QUEUES.webhookRetries, { maxStalledCount: 10, settings: { backoffStrategy: webhookBackoff } })
 export class WebhookRetriesProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
-    private readonly attempts: DeliveryAttempts,
+    private readonly attempts: DeliveryAttemptsService,
     private readonly config: AppConfig,
   ) {
     super();

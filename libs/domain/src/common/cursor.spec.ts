@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { DomainError } from './domain-error';
 import { decodeCursor, encodeCursor } from './cursor';
 
@@ -63,6 +63,24 @@ describe('cursor', () => {
     // The id of the position swapped for another, keeping the signature.
     const text = raw.toString('latin1').replace('"5"', '"6"');
     refused(Buffer.from(text, 'latin1').toString('base64url'));
+  });
+
+  it.each([
+    ['a payload that is not JSON', 'not json'],
+    ['an object instead of the pair', '{"at":"2026-01-01T00:00:00.000Z","id":"1"}'],
+    ['a pair with a third element', '["2026-01-01T00:00:00.000Z","1","x"]'],
+    ['a number as the id', '["2026-01-01T00:00:00.000Z",1]'],
+    ['an id of 19 digits', '["2026-01-01T00:00:00.000Z","1234567890123456789"]'],
+    ['an uppercase hex id', `["2026-01-01T00:00:00.000Z","${'A'.repeat(32)}"]`],
+    ['a date without milliseconds', '["2026-01-01T00:00:00Z","1"]'],
+    ['a date in another zone', '["2026-01-01T01:00:00.000+01:00","1"]'],
+  ])('refuses %s even when signed with the key (checked after the signature)', (_, position) => {
+    const payload = Buffer.from(position);
+    const signed = Buffer.concat([createHmac('sha256', KEY).update('cursor.v1\n').update(payload).digest(), payload]).toString('base64url');
+    refused(signed);
+    // The same construction with a well-formed position decodes: the refusals above are the position's.
+    const good = Buffer.from('["2026-01-01T00:00:00.000Z","1"]');
+    expect(decodeCursor(Buffer.concat([createHmac('sha256', KEY).update('cursor.v1\n').update(good).digest(), good]).toString('base64url'), KEY).id).toBe('1');
   });
 
   it.each([

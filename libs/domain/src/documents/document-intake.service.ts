@@ -16,7 +16,7 @@ const ENQUEUE_TIMEOUT_MS = 10_000;
  * job added twice (a pass whose commit was lost) is one job (same job id).
  */
 @Injectable()
-export class DocumentIntake {
+export class DocumentIntakeService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly queue: TranslationQueue,

@@ -30,8 +30,8 @@ export const ABANDONED_REASON = 'The translation was interrupted and did not fin
  * one document: only the run that moves it from `translating` to `translated` stores and emits.
  */
 @Injectable()
-export class DocumentTranslator {
-  private readonly logger = new Logger(DocumentTranslator.name);
+export class DocumentTranslatorService {
+  private readonly logger = new Logger(DocumentTranslatorService.name);
 
   constructor(
     private readonly tx: TransactionHost,

@@ -2,8 +2,8 @@ import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { QUEUES } from '@app/queue';
-import { DocumentIntake } from './document-intake.service';
-import { DocumentTranslator } from './document-translator.service';
+import { DocumentIntakeService } from './document-intake.service';
+import { DocumentTranslatorService } from './document-translator.service';
 import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
 import { DocumentsService } from './documents.service';
 import { createTranslationEngine } from './engines/engine.factory';
@@ -26,10 +26,10 @@ export class DocumentsDomainModule {
         { provide: TranslationEngine, inject: [AppConfig], useFactory: createTranslationEngine },
         TranslationQueue,
         DocumentsService,
-        DocumentTranslator,
-        DocumentIntake,
+        DocumentTranslatorService,
+        DocumentIntakeService,
       ],
-      exports: [DOCUMENTS_OPTIONS, TranslationEngine, TranslationQueue, DocumentsService, DocumentTranslator, DocumentIntake],
+      exports: [DOCUMENTS_OPTIONS, TranslationEngine, TranslationQueue, DocumentsService, DocumentTranslatorService, DocumentIntakeService],
     };
   }
 }

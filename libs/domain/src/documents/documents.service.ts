@@ -44,7 +44,7 @@ export function cleanFileName(name: string | null | undefined): string | null {
 
 /**
  * Documents sent in a case for translation: checks and stores one, marked as awaiting the queue,
- * and notifies the worker, which queues its translation (DocumentIntake). Accepting a document
+ * and notifies the worker, which queues its translation (DocumentIntakeService). Accepting a document
  * needs Postgres only: with Redis away the answer is still 202 at once, and the translation
  * follows when Redis is back (a document whose job is later lost is queued again by the sweep).
  */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { DomainError, notFound, validationFailed } from '../common/domain-error';
 import { TransactionHost } from '../common/transaction-host';
-import { PeopleManagersGuard } from '../permissions/people-managers.guard';
+import { PeopleManagersService } from '../permissions/people-managers.service';
 import { PermissionsService } from '../permissions/permissions.service';
 import { GroupEntity } from './group.entity';
 import { codeNotRemovable, groupHoldsCases, groupNameTaken, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, pgCode } from './groups.errors';
@@ -16,7 +16,7 @@ const sameCodes = (a: string[], b: string[]) => [...a].sort().join(',') === [...
 
 /**
  * Groups of an organisation and their permission codes, as a connection may change them.
- * Every change to an existing group runs under PeopleManagersGuard: the organisation lock
+ * Every change to an existing group runs under PeopleManagersService: the organisation lock
  * serialises them, and a change that leaves no one able to manage people is refused
  * (last_people_manager). Codes are checked by PermissionsService (unknown_permission,
  * permission_not_grantable). A person's group is `people.group_id`: a group's members are the
@@ -27,7 +27,7 @@ export class GroupsService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly permissions: PermissionsService,
-    private readonly managers: PeopleManagersGuard,
+    private readonly managers: PeopleManagersService,
   ) {}
 
   /** The organisation's groups, for the edge to page newest first on (created_at, id). */

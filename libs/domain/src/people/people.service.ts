@@ -4,7 +4,7 @@ import { notFound } from '../common/domain-error';
 import { Page, PageRequest, paginate } from '../common/paginate';
 import { CursorCodec } from '../common/cursor-codec';
 import { TransactionHost } from '../common/transaction-host';
-import { PeopleManagersGuard } from '../permissions/people-managers.guard';
+import { PeopleManagersService } from '../permissions/people-managers.service';
 import { PermissionsService } from '../permissions/permissions.service';
 import { assignableGroup } from './group-assignment';
 import { PersonEntity } from './person.entity';
@@ -20,7 +20,7 @@ export interface PersonChange {
 
 /**
  * The members of an organisation: list, read, edit, remove. Changes that can take away the
- * ability to manage people (group, disabled, removal) run under PeopleManagersGuard, which
+ * ability to manage people (group, disabled, removal) run under PeopleManagersService, which
  * serialises them per organisation and refuses the one that would leave no manager.
  */
 @Injectable()
@@ -28,7 +28,7 @@ export class PeopleService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly permissions: PermissionsService,
-    private readonly managers: PeopleManagersGuard,
+    private readonly managers: PeopleManagersService,
     private readonly cursors: CursorCodec,
   ) {}
 

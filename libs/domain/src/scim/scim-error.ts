@@ -25,7 +25,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = { 400: 'invalid_request', 409:
 /**
  * A refusal in SCIM's terms: the RFC 7644 keyword and the status it is answered with. It is a
  * DomainError so everything that handles those still does; the SCIM edge renders `status` (the
- * contract's code table has no 409 for a taken name, see the report to the lead).
+ * contract's code table has no 409 for a taken name).
  */
 export class ScimError extends DomainError {
   readonly status: number;

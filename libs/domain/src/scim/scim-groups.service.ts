@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import { DomainError, notFound } from '../common/domain-error';
 import { TransactionHost } from '../common/transaction-host';
 import { groupNameTaken, PG_UNIQUE_VIOLATION, pgCode } from '../groups/groups.errors';
-import { PeopleManagersGuard } from '../permissions/people-managers.guard';
+import { PeopleManagersService } from '../permissions/people-managers.service';
 import { GroupsService } from '../groups/groups.service';
 import { ScimCaller, ScimList, ScimPage } from './scim-caller';
 import { uniqueness } from './scim-error';
@@ -24,7 +24,7 @@ const hasKey = (body: unknown, key: string) =>
  * (GroupsService, so names stay unique ignoring case and deletion keeps its rules); members are
  * set through ScimMembership. Every write, a PATCH of many operations included, is one
  * transaction: if anything fails, nothing is changed. Writes to an existing group take the
- * organisation lock first (PeopleManagersGuard), then the group's row, in the order REST does.
+ * organisation lock first (PeopleManagersService), then the group's row, in the order REST does.
  */
 @Injectable()
 export class ScimGroupsService {
@@ -33,7 +33,7 @@ export class ScimGroupsService {
     private readonly repo: ScimGroupsRepository,
     private readonly groups: GroupsService,
     private readonly membership: ScimMembership,
-    private readonly managers: PeopleManagersGuard,
+    private readonly managers: PeopleManagersService,
     private readonly config: AppConfig,
   ) {}
 

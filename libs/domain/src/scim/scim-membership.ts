@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { DomainError } from '../common/domain-error';
 import { assignableGroup } from '../people/group-assignment';
-import { PeopleManagersGuard } from '../permissions/people-managers.guard';
+import { PeopleManagersService } from '../permissions/people-managers.service';
 import { PermissionsService } from '../permissions/permissions.service';
 import { ScimCaller } from './scim-caller';
 import { invalidValue } from './scim-error';
@@ -30,7 +30,7 @@ const split = (rows: ScimUserRow[]) => ({
  * Changing who is in a group needs `users:write` besides `groups:write` (403 scope_missing
  * otherwise); moving people into a group carrying a code the API may not grant answers 403
  * permission_not_grantable; and, as every change of people's groups, it runs under
- * PeopleManagersGuard (409 last_people_manager). Written in bulk, in the caller's transaction.
+ * PeopleManagersService (409 last_people_manager). Written in bulk, in the caller's transaction.
  */
 @Injectable()
 export class ScimMembership {
@@ -38,7 +38,7 @@ export class ScimMembership {
     private readonly users: ScimUsersRepository,
     private readonly groups: ScimGroupsRepository,
     private readonly permissions: PermissionsService,
-    private readonly managers: PeopleManagersGuard,
+    private readonly managers: PeopleManagersService,
   ) {}
 
   /**

@@ -157,8 +157,8 @@ interface Finished {
  * send it again. What is left (a worker that dies holding an unrecorded outcome) is in docs/webhooks.md.
  */
 @Injectable()
-export class DeliveryAttempts {
-  private readonly logger = new Logger(DeliveryAttempts.name);
+export class DeliveryAttemptsService {
+  private readonly logger = new Logger(DeliveryAttemptsService.name);
   private readonly pool: Pool;
   /** Sent, outcome not yet recorded (Postgres away): delivery id → the recording. */
   private readonly unrecorded = new Map<string, Promise<void>>();

@@ -28,7 +28,7 @@ const isDeliveryId = (id: string) => /^[0-9a-f]{32}$/.test(id);
  * confines a call to one organisation (the console), the operator passes none.
  */
 @Injectable()
-export class DeliveryLog {
+export class DeliveryLogService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly clock: Clock,

@@ -14,7 +14,7 @@ export interface OverdueDelivery {
  * when the job is in fact still there.
  */
 @Injectable()
-export class DeliveryRecovery {
+export class DeliveryRecoveryService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly clock: Clock,

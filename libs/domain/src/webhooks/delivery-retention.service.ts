@@ -13,7 +13,7 @@ export const RETENTION_BATCH_SIZE = 1000;
  * so do outbox rows relayed before the cutoff.
  */
 @Injectable()
-export class DeliveryRetention {
+export class DeliveryRetentionService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly clock: Clock,

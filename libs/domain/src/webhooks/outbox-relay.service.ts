@@ -24,7 +24,7 @@ const SUBSCRIBABLE = (Object.keys(EVENT_SCOPES) as EventName[]).filter((e) => e 
  * delivery already made, so a repeat is possible only downstream (a resent job), never a loss.
  */
 @Injectable()
-export class OutboxRelay {
+export class OutboxRelayService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly clock: Clock,

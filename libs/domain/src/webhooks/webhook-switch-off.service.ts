@@ -28,8 +28,8 @@ interface SwitchedOff {
  * has committed. Safe on several workers at once (SKIP LOCKED); a webhook is switched off once.
  */
 @Injectable()
-export class WebhookSwitchOff {
-  private readonly logger = new Logger(WebhookSwitchOff.name);
+export class WebhookSwitchOffService {
+  private readonly logger = new Logger(WebhookSwitchOffService.name);
 
   constructor(
     private readonly tx: TransactionHost,

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/domain-error';
 import { TransactionHost } from '../common/transaction-host';
-import { DeliveryAttempts } from './delivery-attempts.service';
+import { DeliveryAttemptsService } from './delivery-attempts.service';
 import { WebhooksService } from './webhooks.service';
 
 /** One test per webhook per this long; sooner answers 429 rate_limited. */
@@ -35,7 +35,7 @@ export class WebhookTestService {
     private readonly tx: TransactionHost,
     private readonly clock: Clock,
     private readonly webhooks: WebhooksService,
-    private readonly attempts: DeliveryAttempts,
+    private readonly attempts: DeliveryAttemptsService,
     private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
   ) {

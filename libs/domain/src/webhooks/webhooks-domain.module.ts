@@ -1,13 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { AddressPolicy } from './address-policy';
-import { DeliveryAttempts } from './delivery-attempts.service';
-import { DeliveryLog } from './delivery-log.service';
-import { DeliveryRecovery } from './delivery-recovery.service';
-import { DeliveryRetention } from './delivery-retention.service';
+import { DeliveryAttemptsService } from './delivery-attempts.service';
+import { DeliveryLogService } from './delivery-log.service';
+import { DeliveryRecoveryService } from './delivery-recovery.service';
+import { DeliveryRetentionService } from './delivery-retention.service';
 import { HostResolver } from './host-resolver';
-import { OutboxRelay } from './outbox-relay.service';
+import { OutboxRelayService } from './outbox-relay.service';
 import { WebhookSender } from './webhook-sender';
-import { WebhookSwitchOff } from './webhook-switch-off.service';
+import { WebhookSwitchOffService } from './webhook-switch-off.service';
 import { WebhookTestService } from './webhook-test.service';
 import { WebhookTls } from './webhook-tls';
 import { WebhooksService } from './webhooks.service';
@@ -19,12 +19,12 @@ export const WEBHOOK_SERVICES = [
   WebhookSender,
   WebhooksService,
   WebhookTestService,
-  DeliveryAttempts,
-  OutboxRelay,
-  DeliveryRecovery,
-  WebhookSwitchOff,
-  DeliveryRetention,
-  DeliveryLog,
+  DeliveryAttemptsService,
+  OutboxRelayService,
+  DeliveryRecoveryService,
+  WebhookSwitchOffService,
+  DeliveryRetentionService,
+  DeliveryLogService,
 ];
 
 /**

@@ -1,5 +1,4 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
-// Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { DOCUMENT_FORMATS, DOCUMENT_STATES, type DocumentFormat, type DocumentState } from '@app/domain';
 
 /** The translation of a document, inline, in the format of the original. */

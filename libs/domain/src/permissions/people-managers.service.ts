@@ -10,7 +10,7 @@ import { ORGANISATION_OWN, PEOPLE_MANAGE } from './permissions.service';
  * concurrent demotions are serialised and the second one sees the first.
  */
 @Injectable()
-export class PeopleManagersGuard {
+export class PeopleManagersService {
   constructor(private readonly tx: TransactionHost) {}
 
   /** Runs `change` in the current transaction under the organisation lock; refuses and rolls back if it removes the last manager. */
