@@ -1,4 +1,5 @@
-import { CasesService, ConversationIngestService, ConversationsService, DomainError, OrganisationsService, Scope, TransactionHost } from '@app/domain';
+import { DomainError, Scope, TransactionHost } from '@app/core';
+import { CasesService, ConversationIngestService, ConversationsService, OrganisationsService } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';

@@ -1,4 +1,5 @@
-import { DeliveryLog, encodeCursor } from '@app/domain';
+import { encodeCursor } from '@app/core';
+import { DeliveryLog } from '@app/domain';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Module, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
-import { ConnectionEntity, CursorCodec, OrganisationsService, TransactionHost } from '@app/domain';
-import { paginate, PageQueryDto } from '@app/http';
+import { CursorCodec, paginate, TransactionHost } from '@app/core';
+import { ConnectionEntity, OrganisationsService } from '@app/domain';
+import { PageQueryDto } from '@app/http';
 import { Idempotent } from '@app/idempotency';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 

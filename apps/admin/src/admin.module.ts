@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
-import { DomainModule } from '@app/domain';
+import { DomainModule, ENTITIES } from '@app/domain';
 import { RedisModule } from '@app/redis';
 
 /**
@@ -13,7 +13,7 @@ export class AdminModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AdminModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot('admin'), RedisModule, DomainModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot('admin', { entities: ENTITIES }), RedisModule, DomainModule],
     };
   }
 }

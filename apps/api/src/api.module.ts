@@ -2,7 +2,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
-import { DomainModule } from '@app/domain';
+import { ApiKeysService, DomainModule, ENTITIES } from '@app/domain';
 import { IdempotencyModule } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
 import { QueueModule } from '@app/queue';
@@ -29,11 +29,11 @@ export class ApiModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('api'),
-        DatabaseModule.forRoot('api', true),
+        DatabaseModule.forRoot('api', { entities: ENTITIES, runMigrations: true }),
         RedisModule,
         QueueModule.forRoot({ producerOnly: true }),
         DomainModule,
-        AuthModule,
+        AuthModule.forRoot({ imports: [DomainModule], keyLookup: ApiKeysService }),
         IdempotencyModule,
         HealthModule,
         OpenApiModule,

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
-import { DomainModule } from '@app/domain';
+import { DomainModule, ENTITIES } from '@app/domain';
 import { IdempotencyStore } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
 import { QueueModule } from '@app/queue';
@@ -22,7 +22,7 @@ export class WorkerModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('worker'),
         // The worker never migrates: that is the migrate step's (or the api's) job.
-        DatabaseModule.forRoot('worker', false),
+        DatabaseModule.forRoot('worker', { entities: ENTITIES }),
         RedisModule,
         QueueModule.forRoot(),
         DomainModule,

@@ -1,8 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { EventsModule } from '@app/events';
-import { Clock, SystemClock } from './common/clock';
-import { CursorCodec } from './common/cursor-codec';
-import { TransactionHost } from './common/transaction-host';
+import { CoreModule } from '@app/core';
 import { CasesService } from './cases/cases.service';
 import { ApiKeysService } from './connections/api-keys.service';
 import { AuthInvalidationPublisher } from './connections/auth-invalidation';
@@ -22,7 +20,6 @@ import { PermissionsService } from './permissions/permissions.service';
 import { WebhooksDomainModule } from './webhooks/webhooks-domain.module';
 
 const services = [
-  CursorCodec,
   OrganisationsService,
   ConnectionsService,
   ApiKeysService,
@@ -44,8 +41,8 @@ const services = [
 /** The platform's domain services; needs DatabaseModule and RedisModule in the application. */
 @Global()
 @Module({
-  imports: [EventsModule, WebhooksDomainModule],
-  providers: [TransactionHost, { provide: Clock, useClass: SystemClock }, ...services],
-  exports: [TransactionHost, Clock, ...services],
+  imports: [CoreModule, EventsModule, WebhooksDomainModule],
+  providers: services,
+  exports: [CoreModule, ...services],
 })
 export class DomainModule {}

@@ -1,4 +1,4 @@
-import { DomainError, validationFailed } from '@app/domain';
+import { DomainError, validationFailed } from '@app/core';
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable, Writable } from 'node:stream';

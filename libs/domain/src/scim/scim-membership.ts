@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '@app/core';
 import { assignableGroup } from '../people/group-assignment';
 import { PeopleManagersGuard } from '../permissions/people-managers.guard';
 import { PermissionsService } from '../permissions/permissions.service';
