@@ -3,10 +3,8 @@ import { AuthModule } from '@app/auth';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { ApiKeysService, DomainModule, ENTITIES } from '@app/domain';
-import { IdempotencyModule } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
 import { QueueModule } from '@app/queue';
-import { RedisModule } from '@app/redis';
 import { CasesModule } from './cases/cases.module';
 import { DocumentsModule } from './documents/documents.module';
 import { ConversationsModule } from './conversations/conversations.module';
@@ -30,11 +28,8 @@ export class ApiModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('api'),
         DatabaseModule.forRoot('api', { entities: ENTITIES, runMigrations: true }),
-        RedisModule,
         QueueModule.forRoot({ producerOnly: true }),
-        DomainModule,
         AuthModule.forRoot({ imports: [DomainModule], keyLookup: ApiKeysService }),
-        IdempotencyModule,
         HealthModule,
         OpenApiModule,
         MeModule,

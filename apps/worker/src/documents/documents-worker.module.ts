@@ -1,6 +1,4 @@
-import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
-import { QUEUES } from '@app/queue';
 // Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
 import { DocumentIntakeLoop } from './document-intake.loop';
@@ -13,7 +11,7 @@ export class DocumentsWorkerModule {
   static forRoot(options: DocumentsOptions = {}): DynamicModule {
     return {
       module: DocumentsWorkerModule,
-      imports: [DocumentsDomainModule.forRoot(options), BullModule.registerQueue({ name: QUEUES.translations })],
+      imports: [DocumentsDomainModule.forRoot(options)],
       providers: [TranslationProcessor, DocumentIntakeLoop],
     };
   }
