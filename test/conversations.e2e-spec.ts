@@ -1,5 +1,5 @@
 import { DomainError, Scope, TransactionHost } from '@app/core';
-import { CasesService, ConversationIngestService, ConversationsService, OrganisationsService } from '@app/domain';
+import { CasesService, ConversationIngestService, OrganisationsService } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';

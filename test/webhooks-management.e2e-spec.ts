@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { makeTenant, startApi, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 import { Method, Res, webhookKit } from './support/webhook-kit';
 import { RECEIVER_DOMAIN } from './support/webhook-receiver';

@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import { HostResolver, verifySignature, WebhookTls } from '@app/domain';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { makeTenant, startApi, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 import { Res, webhookKit } from './support/webhook-kit';
 import { RECEIVER_DOMAIN, WebhookReceiver } from './support/webhook-receiver';
