@@ -1,4 +1,5 @@
-import { ApiKeysService, Clock, ConnectionsService, hashKey, OrganisationsService } from '@app/domain';
+import { Clock, hashKey } from '@app/core';
+import { ApiKeysService, ConnectionsService, OrganisationsService } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { KeyCache, PublicRoutes } from '@app/auth';
 import { PubSub } from '@app/redis';

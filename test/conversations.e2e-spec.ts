@@ -1,4 +1,5 @@
-import { CasesService, ConversationIngestService, DomainError, OrganisationsService, Scope, TransactionHost } from '@app/domain';
+import { DomainError, Scope, TransactionHost } from '@app/core';
+import { CasesService, ConversationIngestService, OrganisationsService } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { makeTenant, Tenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';

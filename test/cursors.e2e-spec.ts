@@ -1,4 +1,5 @@
-import { DeliveryLogService, encodeCursor } from '@app/domain';
+import { encodeCursor } from '@app/core';
+import { DeliveryLogService } from '@app/domain';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { startApi, useApi } from './support/api';

@@ -1,4 +1,4 @@
-import { SCOPES } from '@app/domain';
+import { SCOPES } from '@app/core';
 import { QUEUES } from '@app/queue';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';

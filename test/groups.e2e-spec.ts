@@ -1,4 +1,5 @@
-import { CaseEntity, GroupEntity, PeopleManagersService, PersonEntity, Scope } from '@app/domain';
+import { Scope } from '@app/core';
+import { CaseEntity, GroupEntity, PeopleManagersService, PersonEntity } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { makeTenant, Tenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';

@@ -1,4 +1,5 @@
-import { Clock, WebhookTls } from '@app/domain';
+import { Clock } from '@app/core';
+import { WebhookTls } from '@app/domain';
 import { QUEUES } from '@app/queue';
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue } from 'bullmq';

@@ -1,4 +1,5 @@
-import { DomainsService, GroupEntity, InvitationEntity, InvitationsService, PeopleAdder, PersonEntity, Scope, TransactionHost } from '@app/domain';
+import { Scope, TransactionHost } from '@app/core';
+import { DomainsService, GroupEntity, InvitationEntity, InvitationsService, PeopleAdder, PersonEntity } from '@app/domain';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';

@@ -1,4 +1,4 @@
-import { TransactionHost } from '@app/domain';
+import { TransactionHost } from '@app/core';
 import { Outbox } from '@app/events';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

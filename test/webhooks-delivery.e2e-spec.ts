@@ -1,6 +1,7 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { ApiKeysService, CasesService, ConnectionsService, ConversationIngestService, OrganisationsService, Scope, SCOPES, TransactionHost } from '@app/domain';
+import { Scope, SCOPES, TransactionHost } from '@app/core';
+import { ApiKeysService, CasesService, ConnectionsService, ConversationIngestService, OrganisationsService } from '@app/domain';
 import { Outbox } from '@app/events';
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';

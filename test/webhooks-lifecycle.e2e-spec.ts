@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
-import { CasesService, Clock, ConversationIngestService, DomainError, GroupEntity, OrganisationsService, PersonEntity } from '@app/domain';
+import { Clock, DomainError } from '@app/core';
+import { CasesService, ConversationIngestService, GroupEntity, OrganisationsService, PersonEntity } from '@app/domain';
 import { getQueueToken } from '@nestjs/bullmq';
 import { MAINTENANCE_JOBS, QUEUES, SCHEDULES } from '@app/queue';
 import { Queue } from 'bullmq';

@@ -43,7 +43,6 @@ export async function openCase(db: DataSource, organisationId: string): Promise<
   return String(row.id);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = { id: string; state: string; failure_reason: string | null; translation: any };
 
 /** Reads the document until it is translated or failed. */

@@ -1,8 +1,9 @@
 import { Body, Controller, Get, HttpCode, Module, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
-import { ConnectionEntity, CursorCodec, OrganisationsService, TransactionHost } from '@app/domain';
-import { paginate, PageQueryDto } from '@app/http';
-import { Idempotent } from '@app/idempotency';
+import { CursorCodec, paginate, TransactionHost } from '@app/core';
+import { ConnectionEntity, DomainModule, OrganisationsService } from '@app/domain';
+import { PageQueryDto } from '@app/http';
+import { Idempotent, IdempotencyModule } from '@app/idempotency';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 class ProbeCreateDto {
@@ -70,5 +71,5 @@ class ProbeController {
   }
 }
 
-@Module({ controllers: [ProbeController] })
+@Module({ imports: [DomainModule, IdempotencyModule], controllers: [ProbeController] })
 export class ProbeRoutesModule {}

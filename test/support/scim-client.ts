@@ -1,4 +1,5 @@
-import { DomainsService, Scope, SCOPES, TransactionHost } from '@app/domain';
+import { Scope, SCOPES, TransactionHost } from '@app/core';
+import { DomainsService } from '@app/domain';
 import { makeTenant, startApi, Tenant, TestApi } from './api';
 
 export type Res = { status: number; body: any; text: string; headers: Record<string, string> };

@@ -1,4 +1,4 @@
-import { DomainError } from '@app/domain';
+import { DomainError } from '@app/core';
 import { UsageError } from './args';
 
 /** What a command answers: one JSON object for `--json`, short lines for people otherwise. */

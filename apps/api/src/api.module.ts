@@ -2,11 +2,9 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
-import { DomainModule } from '@app/domain';
-import { IdempotencyModule } from '@app/idempotency';
+import { ApiKeysService, DomainModule, ENTITIES } from '@app/domain';
 import { LoggingModule } from '@app/logging';
 import { QueueModule } from '@app/queue';
-import { RedisModule } from '@app/redis';
 import { CasesModule } from './cases/cases.module';
 import { DocumentsModule } from './documents/documents.module';
 import { ConversationsModule } from './conversations/conversations.module';
@@ -29,12 +27,9 @@ export class ApiModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('api'),
-        DatabaseModule.forRoot('api', true),
-        RedisModule,
+        DatabaseModule.forRoot('api', { entities: ENTITIES, runMigrations: true }),
         QueueModule.forRoot({ producerOnly: true }),
-        DomainModule,
-        AuthModule,
-        IdempotencyModule,
+        AuthModule.forRoot({ imports: [DomainModule], keyLookup: ApiKeysService }),
         HealthModule,
         OpenApiModule,
         MeModule,

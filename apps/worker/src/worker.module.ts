@@ -1,10 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
-import { DomainModule } from '@app/domain';
+import { CoreModule } from '@app/core';
+import { DomainModule, ENTITIES } from '@app/domain';
 import { IdempotencyStore } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
-import { QueueModule } from '@app/queue';
+import { QueueModule, QueuesModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 import { DocumentsWorkerModule } from './documents/documents-worker.module';
 import { HealthServer } from './health/health-server';
@@ -22,10 +23,13 @@ export class WorkerModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('worker'),
         // The worker never migrates: that is the migrate step's (or the api's) job.
-        DatabaseModule.forRoot('worker', false),
+        DatabaseModule.forRoot('worker', { entities: ENTITIES }),
         RedisModule,
         QueueModule.forRoot(),
+        CoreModule,
+        // Not used by the worker's own providers: its context keeps the domain services as before (its specs seed data through them).
         DomainModule,
+        QueuesModule,
         WebhooksWorkerModule,
         DocumentsWorkerModule.forRoot(),
       ],

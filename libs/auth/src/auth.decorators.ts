@@ -1,5 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { Scope } from '@app/domain';
+import type { Scope } from '@app/core';
 import type { Principal } from './principal';
 
 export const SCOPES_KEY = 'auth:scopes';

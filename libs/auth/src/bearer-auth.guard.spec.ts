@@ -1,6 +1,6 @@
 import { Controller, ExecutionContext, Get } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { DomainError } from '@app/domain';
+import { DomainError } from '@app/core';
 import { Public, RequireScopes } from './auth.decorators';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import type { AuthenticatedRequest, KeyGate } from './key-gate';

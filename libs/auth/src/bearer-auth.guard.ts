@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { DomainError, Scope } from '@app/domain';
+import { DomainError, Scope } from '@app/core';
 import { principalOf, PUBLIC_KEY, SCOPES_KEY } from './auth.decorators';
 import { AuthenticatedRequest, KeyGate } from './key-gate';
 import type { Principal } from './principal';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ApiKeysService, hashKey, KEY_PATTERN } from '@app/domain';
+import { hashKey, KEY_PATTERN, KeyLookup } from '@app/core';
 import { parseCidrs } from './client-ip';
 import { KeyCache } from './key-cache';
 import type { CachedKey } from './principal';
@@ -11,7 +11,7 @@ export class KeyAuthenticator {
   private readonly touchedMinute = new Map<string, number>();
 
   constructor(
-    private readonly keys: ApiKeysService,
+    private readonly keys: KeyLookup,
     private readonly cache: KeyCache,
   ) {}
 

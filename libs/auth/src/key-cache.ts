@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { AUTH_INVALIDATION_CHANNEL, AuthInvalidation } from '@app/domain';
+import { AUTH_INVALIDATION_CHANNEL, AuthInvalidation } from '@app/core';
 import { PubSub } from '@app/redis';
 import { LRUCache } from 'lru-cache';
 import type { CachedKey } from './principal';

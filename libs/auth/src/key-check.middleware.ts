@@ -1,4 +1,4 @@
-import { DomainError } from '@app/domain';
+import { DomainError } from '@app/core';
 import { renderError } from '@app/http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AuthenticatedRequest, KeyGate } from './key-gate';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { DomainError } from '@app/domain';
+import { DomainError } from '@app/core';
 import type { Request } from 'express';
 import { readBearer } from './bearer-token';
 import { inCidrs, ParsedCidr, parseAddress, parseCidrs, resolveClientIp } from './client-ip';

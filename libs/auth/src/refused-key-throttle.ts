@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { Clock } from '@app/domain';
+import { Clock } from '@app/core';
 import { PubSub, REDIS, RedisOutage } from '@app/redis';
 import Redis from 'ioredis';
 

@@ -1,15 +1,20 @@
 import { AppConfig } from '@app/config';
-import { ENTITIES } from '@app/domain';
 import { DataSourceOptions } from 'typeorm';
+
+/** The entity classes a data source maps (TypeORM's own type for them). */
+export type EntityList = NonNullable<DataSourceOptions['entities']>;
 import { MIGRATIONS } from './migrations';
 import { NestTypeOrmLogger } from './typeorm-logger';
 
-/** The one data source definition, for the apps, the admin CLI and the TypeORM CLI. */
-export function dataSourceOptions(config: AppConfig, applicationName = 'integrations'): DataSourceOptions {
+/**
+ * The one data source definition, for the apps, the admin CLI and the TypeORM CLI. `entities` come
+ * from the caller (the domain's list), so this library never loads the domain; migrations need none.
+ */
+export function dataSourceOptions(config: AppConfig, applicationName = 'integrations', entities: EntityList = []): DataSourceOptions {
   return {
     type: 'postgres',
     url: config.databaseUrl,
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsTableName: 'typeorm_migrations',
     migrationsTransactionMode: 'each',

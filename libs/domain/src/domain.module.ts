@@ -1,8 +1,7 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { CoreModule } from '@app/core';
 import { EventsModule } from '@app/events';
-import { Clock, SystemClock } from './common/clock';
-import { CursorCodec } from './common/cursor-codec';
-import { TransactionHost } from './common/transaction-host';
+import { RedisModule } from '@app/redis';
 import { CasesService } from './cases/cases.service';
 import { ApiKeysService } from './connections/api-keys.service';
 import { AuthInvalidationPublisher } from './connections/auth-invalidation';
@@ -10,7 +9,7 @@ import { ConnectionsService } from './connections/connections.service';
 import { ConversationIngestService } from './conversations/conversation-ingest.service';
 import { ConversationsService } from './conversations/conversations.service';
 import { GroupsService } from './groups/groups.service';
-import { Mailer } from './mail/mailer';
+import { MailModule } from './mail/mail.module';
 import { DomainsService } from './organisations/domains.service';
 import { InvitationsService } from './people/invitations.service';
 import { PeopleAdder } from './people/people-adder';
@@ -19,15 +18,12 @@ import { PeopleService } from './people/people.service';
 import { OrganisationsService } from './organisations/organisations.service';
 import { PeopleManagersService } from './permissions/people-managers.service';
 import { PermissionsService } from './permissions/permissions.service';
-import { WebhooksDomainModule } from './webhooks/webhooks-domain.module';
 
 const services = [
-  CursorCodec,
   OrganisationsService,
   ConnectionsService,
   ApiKeysService,
   AuthInvalidationPublisher,
-  Mailer,
   PermissionsService,
   PeopleManagersService,
   GroupsService,
@@ -41,11 +37,14 @@ const services = [
   ConversationIngestService,
 ];
 
-/** The platform's domain services; needs DatabaseModule and RedisModule in the application. */
-@Global()
+/**
+ * The platform's domain services (people, groups, cases, conversations, connections and keys);
+ * needs DatabaseModule in the application. Webhooks, SCIM and documents are modules of their own
+ * that import this one where they need it, never the other way round.
+ */
 @Module({
-  imports: [EventsModule, WebhooksDomainModule],
-  providers: [TransactionHost, { provide: Clock, useClass: SystemClock }, ...services],
-  exports: [TransactionHost, Clock, ...services],
+  imports: [CoreModule, EventsModule, RedisModule, MailModule],
+  providers: services,
+  exports: [CoreModule, MailModule, ...services],
 })
 export class DomainModule {}

@@ -1,6 +1,5 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { Outbox } from './outbox';
 
-@Global()
 @Module({ providers: [Outbox], exports: [Outbox] })
 export class EventsModule {}

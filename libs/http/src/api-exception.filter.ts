@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
-import { DomainError, ErrorCode } from '@app/domain';
+import { DomainError, ErrorCode } from '@app/core';
 import { isRedisUnavailable } from '@app/redis';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';

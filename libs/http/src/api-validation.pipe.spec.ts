@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { DomainError } from '@app/domain';
+import { DomainError } from '@app/core';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ApiValidationPipe } from './api-validation.pipe';
 

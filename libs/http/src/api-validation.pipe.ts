@@ -1,5 +1,5 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
-import { DomainError } from '@app/domain';
+import { DomainError } from '@app/core';
 import { isObjectPropertyName } from './body-check';
 
 class ValidationFailure extends Error {

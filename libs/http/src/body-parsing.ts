@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode } from '@app/domain';
+import { DomainError, ErrorCode } from '@app/core';
 import express, { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { bodyProblem } from './body-check';
 import { composeMiddleware } from './compose-middleware';

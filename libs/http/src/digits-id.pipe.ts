@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { isId, notFound } from '@app/domain';
+import { isId, notFound } from '@app/core';
 
 /** Ids are strings of digits as answered (no leading zero); anything else names no object, so it answers 404. */
 @Injectable()

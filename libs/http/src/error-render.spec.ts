@@ -1,4 +1,4 @@
-import { DomainError, ERROR_CODES, ErrorCode } from '@app/domain';
+import { DomainError, ERROR_CODES, ErrorCode } from '@app/core';
 import type { Request, Response } from 'express';
 import { renderError, STATUS_BY_CODE } from './error-render';
 

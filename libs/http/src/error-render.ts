@@ -1,4 +1,4 @@
-import { ErrorCode } from '@app/domain';
+import { ErrorCode } from '@app/core';
 import type { Request, Response } from 'express';
 
 /** Status of each contract error code (the Errors table). */

@@ -11,6 +11,3 @@ export * from './pagination/page-query.dto';
 export * from './request-id';
 export * from './route-table';
 export * from './slow-clients';
-// Pagination itself lives in the domain lib (services page their own queries); re-exported here.
-export { paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@app/domain';
-export type { CursorPosition, Page, PageRequest, PaginateOptions } from '@app/domain';

@@ -2,7 +2,7 @@ import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterce
 import { Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
 import { AppConfig } from '@app/config';
-import { DomainError, TransactionHost } from '@app/domain';
+import { DomainError, TransactionHost } from '@app/core';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { requestFingerprint } from './fingerprint';

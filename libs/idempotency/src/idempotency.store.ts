@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@app/domain';
+import { TransactionHost } from '@app/core';
 
 export interface StoredResponse {
   fingerprint: string;

@@ -28,7 +28,14 @@ class QueueErrorLog implements OnApplicationBootstrap {
 /** The longest a queue call of a producer-only process (the api) waits for Redis. */
 export const PRODUCER_COMMAND_TIMEOUT_MS = 2000;
 
-/** BullMQ on the shared Redis, every queue under the configured prefix. */
+/**
+ * Every queue of the catalogue (QUEUES), registered in this one place: one Queue instance per name
+ * and process. A module that produces or processes jobs imports it; it needs QueueModule's root.
+ */
+@Module({ imports: [BullModule.registerQueue(...Object.values(QUEUES).map((name) => ({ name })))], exports: [BullModule] })
+export class QueuesModule {}
+
+/** BullMQ on the shared Redis (the root connection, once per application), every queue under the configured prefix. */
 @Module({})
 export class QueueModule {
   /**
@@ -45,10 +52,8 @@ export class QueueModule {
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({ connection: { ...bullConnection(config.redisUrl), ...failFast }, prefix: `${config.redisPrefix}:bull` }),
         }),
-        BullModule.registerQueue(...Object.values(QUEUES).map((name) => ({ name }))),
       ],
       providers: [QueueErrorLog],
-      exports: [BullModule],
     };
   }
 }

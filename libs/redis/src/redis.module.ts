@@ -1,4 +1,4 @@
-import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import Redis from 'ioredis';
 import { PubSub } from './pub-sub';
@@ -16,8 +16,7 @@ class RedisCloser implements OnApplicationShutdown {
   }
 }
 
-/** One command connection per process (plus one subscriber, made on first subscribe). */
-@Global()
+/** One command connection per process (plus one subscriber, made on first subscribe): a static module, so every importer shares it. */
 @Module({
   providers: [
     {

@@ -1,4 +1,5 @@
-import { ConnectionsService, SCOPES } from '@app/domain';
+import { SCOPES } from '@app/core';
+import { ConnectionsService } from '@app/domain';
 import { CommandArgs } from '../args';
 import { Command, CommandContext } from './command';
 

@@ -1,14 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
-import {
-  ApiKeysService,
-  CasesService,
-  ConnectionsService,
-  ConversationIngestService,
-  GroupEntity,
-  OrganisationsService,
-  SCOPES,
-  TransactionHost,
-} from '@app/domain';
+import { SCOPES, TransactionHost } from '@app/core';
+import { ApiKeysService, CasesService, ConnectionsService, ConversationIngestService, GroupEntity, OrganisationsService } from '@app/domain';
 import { EntityManager } from 'typeorm';
 import { Command } from './command';
 import { DEMO_CASES, DEMO_CONVERSATIONS, DEMO_GROUPS, DEMO_PEOPLE, DemoGroupKey } from './demo-data';

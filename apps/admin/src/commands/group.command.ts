@@ -1,5 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { GroupEntity, OrganisationsService, PermissionsService, TransactionHost, validationFailed } from '@app/domain';
+import { TransactionHost, validationFailed } from '@app/core';
+import { GroupEntity, OrganisationsService, PermissionsService } from '@app/domain';
 import { Command } from './command';
 
 /**

@@ -1,5 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { DomainError, findAccount, isId, joinOrganisation, OrganisationsService, parseEmail, PersonEntity, TransactionHost, validationFailed } from '@app/domain';
+import { DomainError, isId, TransactionHost, validationFailed } from '@app/core';
+import { findAccount, joinOrganisation, OrganisationsService, parseEmail, PersonEntity } from '@app/domain';
 import { EntityManager } from 'typeorm';
 import { Command } from './command';
 

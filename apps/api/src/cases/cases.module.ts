@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
+import { DomainModule } from '@app/domain';
+import { IdempotencyModule } from '@app/idempotency';
 import { CasesController } from './cases.controller';
 
-/** REST edge of cases; CasesService comes from the global DomainModule. */
-@Module({ controllers: [CasesController] })
+/** REST edge of cases. */
+@Module({ imports: [DomainModule, IdempotencyModule], controllers: [CasesController] })
 export class CasesModule {}

@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { validationFailed } from '@app/domain';
+import { validationFailed } from '@app/core';
 
 /** For calls that take no body: an absent or empty JSON object passes, anything else is refused. */
 @Injectable()

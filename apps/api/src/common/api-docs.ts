@@ -1,7 +1,7 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import type { ErrorCode } from '@app/domain';
+import type { ErrorCode } from '@app/core';
 import { STATUS_BY_CODE } from '@app/http';
 
 /**

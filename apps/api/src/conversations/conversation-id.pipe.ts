@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { notFound } from '@app/domain';
+import { notFound } from '@app/core';
 
 /** A conversation id is 32 lowercase hex characters; anything else names no conversation (404). */
 @Injectable()

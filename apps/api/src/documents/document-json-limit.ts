@@ -1,5 +1,5 @@
 import { AppConfig } from '@app/config';
-import type { ErrorCode } from '@app/domain';
+import type { ErrorCode } from '@app/core';
 
 /** The shared JSON parser's limit, below which this path never goes. */
 const SHARED_LIMIT_BYTES = 1024 * 1024;

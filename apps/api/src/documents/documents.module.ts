@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { IdempotencyModule } from '@app/idempotency';
 import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
 import { DocumentsController } from './documents.controller';
 import { MultipartUploadGuard } from './multipart-upload.guard';
@@ -10,7 +11,7 @@ export class DocumentsModule {
   static forRoot(options: DocumentsOptions = {}): DynamicModule {
     return {
       module: DocumentsModule,
-      imports: [DocumentsDomainModule.forRoot(options)],
+      imports: [DocumentsDomainModule.forRoot(options), IdempotencyModule],
       controllers: [DocumentsController],
       providers: [MultipartUploadGuard],
     };

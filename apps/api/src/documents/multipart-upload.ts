@@ -1,4 +1,5 @@
-import { DomainError, fileTooLarge, validationFailed } from '@app/domain';
+import { DomainError, validationFailed } from '@app/core';
+import { fileTooLarge } from '@app/domain';
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import busboy, { type Busboy } from 'busboy';

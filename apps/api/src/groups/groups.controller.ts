@@ -1,9 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
-import { DigitsIdPipe, PageQueryDto, paginate } from '@app/http';
+import { DigitsIdPipe, PageQueryDto } from '@app/http';
 import { Idempotent } from '@app/idempotency';
-import { CursorCodec, GroupsService } from '@app/domain';
+import { CursorCodec, paginate } from '@app/core';
+import { GroupsService } from '@app/domain';
 import { ApiData, ApiErrors } from '../common/api-docs';
 import { GroupDto } from './dto/group.dto';
 import { CreateGroupDto, UpdateGroupDto } from './dto/group-requests.dto';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { RedisModule } from '@app/redis';
 import { HealthController } from './health.controller';
 
-@Module({ controllers: [HealthController] })
+@Module({ imports: [RedisModule], controllers: [HealthController] })
 export class HealthModule {}

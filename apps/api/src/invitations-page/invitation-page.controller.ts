@@ -2,7 +2,7 @@ import { Body, Controller, Get, Logger, Post, Query, Res } from '@nestjs/common'
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { DomainError } from '@app/domain';
+import { DomainError } from '@app/core';
 import { InvitationClosedError, InvitationsService } from '@app/domain';
 import { STATUS_BY_CODE } from '@app/http';
 import type { Response } from 'express';

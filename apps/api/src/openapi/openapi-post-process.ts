@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { ERROR_CODES } from '@app/domain';
+import { ERROR_CODES } from '@app/core';
 import { MAX_BODY_ARRAY } from '@app/http';
 import { NO_NUL } from '../common/api-docs';
 

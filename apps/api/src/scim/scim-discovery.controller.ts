@@ -1,7 +1,7 @@
 import { Controller, Get, Param, UseFilters, UseInterceptors } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { AppConfig } from '@app/config';
-import { notFound } from '@app/domain';
+import { notFound } from '@app/core';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
 import { SCIM_URN, ScimJson, scimResourceTypes, scimSchemas, scimServiceProviderConfig } from '@app/domain';
 import { ScimExceptionFilter } from './scim-exception.filter';

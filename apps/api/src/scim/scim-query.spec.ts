@@ -1,4 +1,4 @@
-import { DomainError } from '@app/domain';
+import { DomainError } from '@app/core';
 import { ScimError } from '@app/domain';
 import { listResponse, readListQuery, SCIM_MAX_START_INDEX } from './scim-query';
 

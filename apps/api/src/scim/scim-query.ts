@@ -1,4 +1,4 @@
-import { DomainError } from '@app/domain';
+import { DomainError } from '@app/core';
 import { attributeList, invalidFilter, ScimJson, Projection, SCIM_DEFAULT_COUNT, SCIM_MAX_RESULTS, ScimList, ScimPage, SCIM_URN } from '@app/domain';
 
 export interface ScimListQuery {

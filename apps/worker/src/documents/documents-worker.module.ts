@@ -1,6 +1,4 @@
-import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
-import { QUEUES } from '@app/queue';
 import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
 import { DocumentIntakeLoop } from './document-intake.loop';
 import { TranslationProcessor } from './translation.processor';
@@ -12,7 +10,7 @@ export class DocumentsWorkerModule {
   static forRoot(options: DocumentsOptions = {}): DynamicModule {
     return {
       module: DocumentsWorkerModule,
-      imports: [DocumentsDomainModule.forRoot(options), BullModule.registerQueue({ name: QUEUES.translations })],
+      imports: [DocumentsDomainModule.forRoot(options)],
       providers: [TranslationProcessor, DocumentIntakeLoop],
     };
   }

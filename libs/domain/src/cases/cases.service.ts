@@ -1,11 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { DomainError, notFound, validationFailed } from '../common/domain-error';
-import { Page, paginate, PageRequest } from '../common/paginate';
-import { CursorCodec } from '../common/cursor-codec';
-import { TransactionHost } from '../common/transaction-host';
+import { CursorCodec, DomainError, isId, notFound, Page, PageRequest, paginate, TransactionHost, validationFailed } from '@app/core';
 import { CaseEntity } from './case.entity';
-import { isId } from '../common/ids';
 
 export interface OpenCaseInput {
   /** The calling system's own reference: 1 to 200 characters, not blank, kept exactly as sent. */

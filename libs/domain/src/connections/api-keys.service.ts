@@ -1,30 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, notFound } from '../common/domain-error';
-import { TransactionHost } from '../common/transaction-host';
+import { DomainError, generateKey, hashKey, isId, KeyLookup, KeyPrincipalRow, lastFour, notFound, TransactionHost } from '@app/core';
 import { AuthInvalidationPublisher } from './auth-invalidation';
 import { ApiKeyEntity } from './api-key.entity';
 import { ConnectionEntity } from './connection.entity';
-import { generateKey, hashKey, lastFour } from './key-material';
-import { isId } from '../common/ids';
 
 export const MAX_LIVE_KEYS = 2;
-
-/** Everything the guard needs to decide on a call, read in one indexed lookup by hash. */
-export interface KeyPrincipalRow {
-  keyId: string;
-  keyLastFour: string;
-  keyRevoked: boolean;
-  connectionId: string;
-  connectionName: string;
-  connectionCreatedAt: Date;
-  connectionRevoked: boolean;
-  scopes: string[];
-  organisationId: string;
-  organisationName: string;
-  moduleEnabled: boolean;
-  policyAccepted: boolean;
-  ipAllowlist: string[];
-}
 
 export interface KeyListing {
   id: string;
@@ -35,7 +15,7 @@ export interface KeyListing {
 }
 
 @Injectable()
-export class ApiKeysService {
+export class ApiKeysService implements KeyLookup {
   constructor(
     private readonly tx: TransactionHost,
     private readonly invalidation: AuthInvalidationPublisher,

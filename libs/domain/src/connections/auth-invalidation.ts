@@ -1,15 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PubSub } from '@app/redis';
-import { TransactionHost } from '../common/transaction-host';
-
-export const AUTH_INVALIDATION_CHANNEL = 'auth-invalidate';
-
-/** What changed: every cached principal that depends on it must be dropped. */
-export type AuthInvalidation =
-  | { kind: 'key'; id: string }
-  | { kind: 'connection'; id: string }
-  | { kind: 'organisation'; id: string }
-  | { kind: 'all' };
+import { AUTH_INVALIDATION_CHANNEL, AuthInvalidation, TransactionHost } from '@app/core';
 
 /**
  * Announces a change to keys, connections or organisations to every replica once it has

@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { notFound, validationFailed } from '../common/domain-error';
-import { isScope, Scope } from '../common/scopes';
-import { TransactionHost } from '../common/transaction-host';
+import { isId, isScope, notFound, Scope, TransactionHost, validationFailed } from '@app/core';
 import { OrganisationsService } from '../organisations/organisations.service';
 import { AuthInvalidationPublisher } from './auth-invalidation';
 import { ConnectionEntity } from './connection.entity';
-import { isId } from '../common/ids';
 
 function parseScopes(scopes: string[]): Scope[] {
   const unknown = scopes.filter((s) => !isScope(s));

@@ -2,14 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { Outbox } from '@app/events';
 import { randomBytes } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { Clock } from '../common/clock';
-import { DomainError, notFound, validationFailed } from '../common/domain-error';
-import { TransactionHost } from '../common/transaction-host';
+import { Clock, DomainError, isId, notFound, TransactionHost, validationFailed } from '@app/core';
 import { ConversationEntity } from './conversation.entity';
 import { FactEntity } from './fact.entity';
 import { SummaryEntity } from './summary.entity';
 import { TurnEntity } from './turn.entity';
-import { isId } from '../common/ids';
 
 /** BCP 47-ish: a 2-3 letter language, then optional subtags (`en`, `pt-BR`, `zh-Hant-TW`). */
 export const LANGUAGE_CODE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;

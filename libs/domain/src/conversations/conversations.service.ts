@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, notFound } from '../common/domain-error';
-import { Page, paginate, PageRequest } from '../common/paginate';
-import { CursorCodec } from '../common/cursor-codec';
-import { TransactionHost } from '../common/transaction-host';
+import { CursorCodec, DomainError, notFound, Page, PageRequest, paginate, TransactionHost } from '@app/core';
 import { OrganisationEntity } from '../organisations/organisation.entity';
 import { ConversationEntity } from './conversation.entity';
 import { FactEntity } from './fact.entity';

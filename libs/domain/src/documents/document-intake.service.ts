@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '../common/transaction-host';
+import { TransactionHost } from '@app/core';
 import { TranslationQueue } from './translation-queue';
 
 /** The api notifies this channel when a document awaiting the queue commits; the worker listens. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Outbox } from '@app/events';
 import { randomUUID } from 'node:crypto';
-import { TransactionHost } from '../common/transaction-host';
+import { TransactionHost } from '@app/core';
 import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
 import { TranslationEngine, TranslationEngineError } from './engines/translation-engine';
 import { DocumentContentError, DocumentFormat } from './formats/document-format';

@@ -1,4 +1,4 @@
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '@app/core';
 
 const mib = (bytes: number) => `${Math.round((bytes / 1048576) * 10) / 10} MB`;
 

@@ -1,7 +1,8 @@
-import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { QUEUES } from '@app/queue';
+import { CoreModule } from '@app/core';
+import { EventsModule } from '@app/events';
+import { QueuesModule } from '@app/queue';
 import { DocumentIntakeService } from './document-intake.service';
 import { DocumentTranslatorService } from './document-translator.service';
 import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
@@ -12,15 +13,14 @@ import { TranslationQueue } from './translation-queue';
 
 /**
  * Documents and their translation: the services, the engine TRANSLATION_ENGINE names and the
- * translations queue. Needs the application's ConfigModule, DatabaseModule, DomainModule
- * (TransactionHost), EventsModule (Outbox) and QueueModule (BullMQ's root connection).
+ * translations queue. Needs the application's ConfigModule, DatabaseModule and QueueModule (BullMQ's root connection).
  */
 @Module({})
 export class DocumentsDomainModule {
   static forRoot(options: DocumentsOptions = {}): DynamicModule {
     return {
       module: DocumentsDomainModule,
-      imports: [BullModule.registerQueue({ name: QUEUES.translations })],
+      imports: [CoreModule, EventsModule, QueuesModule],
       providers: [
         { provide: DOCUMENTS_OPTIONS, useValue: { ...DEFAULT_DOCUMENTS_OPTIONS, ...options } },
         { provide: TranslationEngine, inject: [AppConfig], useFactory: createTranslationEngine },

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { createHash } from 'node:crypto';
-import { notFound, validationFailed } from '../common/domain-error';
-import { TransactionHost } from '../common/transaction-host';
+import { isId, notFound, TransactionHost, validationFailed } from '@app/core';
 import { DOCUMENT_COLUMNS, DocumentRecord, DocumentRow, toDocumentRecord } from './document.record';
 import { fileTooLarge, fileTypeNotSupported, textTooLong } from './documents.errors';
 import { TranslationEngine } from './engines/translation-engine';
@@ -10,7 +9,6 @@ import { DocumentFormat, MEDIA_TYPES } from './formats/document-format';
 import { checkLanguage } from './languages';
 import { sniffFormat } from './sniff';
 import { DOCUMENTS_CHANNEL } from './document-intake.service';
-import { isId } from '../common/ids';
 
 /** Formats text sent as JSON may declare (DOCX is a file). */
 export const TEXT_INPUT_FORMATS = ['text', 'markdown', 'html'] as const;

@@ -1,4 +1,4 @@
-import { DomainError, validationFailed } from '../common/domain-error';
+import { DomainError, validationFailed } from '@app/core';
 
 /** 409: cases keep their group (FK RESTRICT), so a group holding any cannot be deleted. */
 export const groupHoldsCases = (): DomainError =>

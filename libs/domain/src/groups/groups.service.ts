@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, SelectQueryBuilder } from 'typeorm';
-import { DomainError, notFound, validationFailed } from '../common/domain-error';
-import { TransactionHost } from '../common/transaction-host';
+import { DomainError, isId, notFound, TransactionHost, validationFailed } from '@app/core';
 import { PeopleManagersService } from '../permissions/people-managers.service';
 import { PermissionsService } from '../permissions/permissions.service';
 import { GroupEntity } from './group.entity';
 import { codeNotRemovable, groupHoldsCases, groupNameTaken, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, pgCode } from './groups.errors';
-import { isId } from '../common/ids';
 
 export type GroupCreateInput = { name: string; permissions?: string[] };
 /** Fields left undefined are kept; `permissions`, when given, replace the list. */

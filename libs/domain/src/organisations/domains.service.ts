@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { notFound, validationFailed } from '../common/domain-error';
-import { TransactionHost } from '../common/transaction-host';
+import { isId, notFound, TransactionHost, validationFailed } from '@app/core';
 import { parseDomain } from '../people/email-address';
 import { OrganisationDomainEntity } from './organisation-domain.entity';
 import { OrganisationEntity } from './organisation.entity';
-import { isId } from '../common/ids';
 
 /**
  * An organisation's verified email domains (set by the operator): an address on one of them

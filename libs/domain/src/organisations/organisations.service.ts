@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import * as ipaddr from 'ipaddr.js';
-import { notFound, validationFailed } from '../common/domain-error';
-import { TransactionHost } from '../common/transaction-host';
+import { isId, notFound, TransactionHost, validationFailed } from '@app/core';
 import { AuthInvalidationPublisher } from '../connections/auth-invalidation';
 import { OrganisationEntity } from './organisation.entity';
 import { PolicyVersionEntity } from './policy-version.entity';
-import { isId } from '../common/ids';
 
 /** Normalises a CIDR (or a bare address, taken as a single host); throws on anything else. */
 export function normaliseCidr(input: string): string {

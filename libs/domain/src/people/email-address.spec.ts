@@ -1,4 +1,4 @@
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '@app/core';
 import { EMAIL_PATTERN, parseDomain, parseEmail } from './email-address';
 
 describe('parseEmail', () => {

@@ -1,4 +1,4 @@
-import { validationFailed } from '../common/domain-error';
+import { validationFailed } from '@app/core';
 
 // Deliberately narrower than RFC 5321: dot-atom local parts only (no quoted strings, no
 // comments, no IP literals), which is what real mailboxes use and what mail clients accept.

@@ -1,8 +1,7 @@
 import { EntityManager } from 'typeorm';
-import { validationFailed } from '../common/domain-error';
+import { isId, validationFailed } from '@app/core';
 import { GroupEntity } from '../groups/group.entity';
 import { PermissionsService } from '../permissions/permissions.service';
-import { isId } from '../common/ids';
 
 /**
  * The group a person is being put into: it must be in the same organisation (else 422 naming

@@ -1,4 +1,4 @@
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '@app/core';
 
 /** Why an invitation cannot be answered. */
 export type InvitationClosedReason = 'unknown' | 'withdrawn' | 'accepted' | 'expired';

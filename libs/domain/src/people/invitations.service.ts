@@ -1,18 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Outbox } from '@app/events';
 import { EntityManager } from 'typeorm';
-import { Clock } from '../common/clock';
-import { DomainError, notFound, validationFailed } from '../common/domain-error';
-import { Page, PageRequest, paginate } from '../common/paginate';
-import { CursorCodec } from '../common/cursor-codec';
-import { TransactionHost } from '../common/transaction-host';
+import { Clock, CursorCodec, DomainError, isId, notFound, Page, PageRequest, paginate, TransactionHost, validationFailed } from '@app/core';
 import { OrganisationEntity } from '../organisations/organisation.entity';
 import { findAccount, joinOrganisation } from './accounts';
 import { InvitationClosedError } from './invitation.errors';
 import { InvitationEntity } from './invitation.entity';
 import { hashInvitationToken, INVITATION_TOKEN_FORMAT } from './invitation-token';
 import { PersonEntity } from './person.entity';
-import { isId } from '../common/ids';
 
 /** An invitation by its emailed token (the accept page) or by id (the operator's CLI). */
 export type InvitationRef = { token: string } | { id: string };

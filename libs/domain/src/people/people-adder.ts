@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { EntityManager } from 'typeorm';
-import { Clock } from '../common/clock';
-import { DomainError, notFound } from '../common/domain-error';
-import { TransactionHost } from '../common/transaction-host';
+import { Clock, DomainError, notFound, TransactionHost } from '@app/core';
 import { GroupEntity } from '../groups/group.entity';
 import { OrganisationEntity } from '../organisations/organisation.entity';
 import { PermissionsService } from '../permissions/permissions.service';

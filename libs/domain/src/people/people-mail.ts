@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { TransactionHost } from '../common/transaction-host';
+import { TransactionHost } from '@app/core';
 import { Mailer, MailMessage } from '../mail/mailer';
 
 /**

@@ -1,14 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { notFound } from '../common/domain-error';
-import { Page, PageRequest, paginate } from '../common/paginate';
-import { CursorCodec } from '../common/cursor-codec';
-import { TransactionHost } from '../common/transaction-host';
+import { CursorCodec, isId, notFound, Page, PageRequest, paginate, TransactionHost } from '@app/core';
 import { PeopleManagersService } from '../permissions/people-managers.service';
 import { PermissionsService } from '../permissions/permissions.service';
 import { assignableGroup } from './group-assignment';
 import { PersonEntity } from './person.entity';
-import { isId } from '../common/ids';
 
 /** The editable attributes of a member; undefined leaves a field as it is. */
 export interface PersonChange {

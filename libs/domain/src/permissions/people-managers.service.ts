@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { DomainError } from '../common/domain-error';
-import { TransactionHost } from '../common/transaction-host';
+import { DomainError, TransactionHost } from '@app/core';
 import { ORGANISATION_OWN, PEOPLE_MANAGE } from './permissions.service';
 
 /**

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '../common/domain-error';
-import { TransactionHost } from '../common/transaction-host';
+import { DomainError, TransactionHost } from '@app/core';
 import { PermissionEntity } from './permission.entity';
 
 /** The code that lets a person manage people and groups (guarded by last_people_manager). */

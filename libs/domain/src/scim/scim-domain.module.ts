@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DomainModule } from '../domain.module';
 import { ScimGroupsRepository } from './scim-groups.repository';
 import { ScimGroupsService } from './scim-groups.service';
 import { ScimMembership } from './scim-membership';
@@ -7,9 +8,6 @@ import { ScimUsersService } from './scim-users.service';
 
 const providers = [ScimUsersRepository, ScimGroupsRepository, ScimMembership, ScimUsersService, ScimGroupsService];
 
-/**
- * The SCIM services. Relies on the global DomainModule for people, invitations, groups and the
- * transaction host; its providers can move into DomainModule as they are.
- */
-@Module({ providers, exports: providers })
+/** The SCIM services, on the domain's people, invitations, groups and transaction host. */
+@Module({ imports: [DomainModule], providers, exports: providers })
 export class ScimDomainModule {}

@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode } from '../common/domain-error';
+import { DomainError, ErrorCode } from '@app/core';
 
 /** RFC 7644 §3.12 detail error keywords this service answers. */
 export type ScimType = 'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue';

@@ -1,7 +1,7 @@
 import { invalidValue } from './scim-error';
 import type { ScimJson } from './scim-patch';
 import { SCIM_URN } from './scim-schemas';
-import { isId } from '../common/ids';
+import { isId } from '@app/core';
 
 export interface ScimGroupRow {
   id: string;

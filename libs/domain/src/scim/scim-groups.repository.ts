@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { GroupCondition } from './scim-filter';
 import { ScimGroupRow, ScimMemberRow } from './scim-group-model';
-import { isId } from '../common/ids';
+import { isId } from '@app/core';
 
 function where(organisationId: string, conditions: GroupCondition[]): { sql: string; params: unknown[] } {
   const params: unknown[] = [organisationId];

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { EntityManager } from 'typeorm';
-import { DomainError, notFound } from '../common/domain-error';
-import { TransactionHost } from '../common/transaction-host';
+import { DomainError, notFound, TransactionHost } from '@app/core';
 import { groupNameTaken, PG_UNIQUE_VIOLATION, pgCode } from '../groups/groups.errors';
 import { PeopleManagersService } from '../permissions/people-managers.service';
 import { GroupsService } from '../groups/groups.service';

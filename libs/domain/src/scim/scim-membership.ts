@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '@app/core';
 import { assignableGroup } from '../people/group-assignment';
 import { PeopleManagersService } from '../permissions/people-managers.service';
 import { PermissionsService } from '../permissions/permissions.service';

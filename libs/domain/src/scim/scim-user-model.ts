@@ -1,10 +1,9 @@
-import { DomainError } from '../common/domain-error';
+import { DomainError, isId } from '@app/core';
 import { parseEmail } from '../people/email-address';
 import { invalidValue } from './scim-error';
 import type { ScimJson } from './scim-patch';
 import { SCIM_URN } from './scim-schemas';
 import { readExtras, ScimAttributes, ScimExtras } from './scim-user-extras';
-import { isId } from '../common/ids';
 
 export interface ScimEmail {
   value: string;

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import type { UserCondition } from './scim-filter';
 import { emailKeys, ScimUserRow, UserFields } from './scim-user-model';
 import type { ScimAttributes } from './scim-user-extras';
-import { isId } from '../common/ids';
+import { isId } from '@app/core';
 
 /**
  * SCIM users in SQL. A SCIM user is a scim_users row — an address in an organisation, with the

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { EntityManager } from 'typeorm';
-import { DomainError, notFound } from '../common/domain-error';
+import { DomainError, notFound, TransactionHost } from '@app/core';
 import { PG_UNIQUE_VIOLATION, pgCode } from '../groups/groups.errors';
-import { TransactionHost } from '../common/transaction-host';
 import { InvitationsService } from '../people/invitations.service';
 import { lockAddress } from '../people/accounts';
 import { PeopleAdder } from '../people/people-adder';

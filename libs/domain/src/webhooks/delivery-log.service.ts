@@ -1,14 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Clock } from '../common/clock';
-import { cursorNotIssued } from '../common/cursor';
-import { CursorCodec } from '../common/cursor-codec';
-import { notFound, validationFailed } from '../common/domain-error';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, PageRequest } from '../common/paginate';
-import { TransactionHost } from '../common/transaction-host';
+import { Clock, CursorCodec, cursorNotIssued, DEFAULT_PAGE_SIZE, isId, MAX_PAGE_SIZE, notFound, Page, PageRequest, TransactionHost, validationFailed } from '@app/core';
 import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { DELIVERY_COLUMNS, toAttempt, toDelivery } from './webhook-rows';
-import { isId } from '../common/ids';
 
 /** The channel the worker listens on for deliveries to queue now (resends). */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';

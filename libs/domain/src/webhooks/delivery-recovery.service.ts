@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock } from '../common/clock';
-import { TransactionHost } from '../common/transaction-host';
+import { Clock, TransactionHost } from '@app/core';
 
 export interface OverdueDelivery {
   id: string;

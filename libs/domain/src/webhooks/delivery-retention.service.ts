@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock } from '../common/clock';
-import { TransactionHost } from '../common/transaction-host';
+import { Clock, TransactionHost } from '@app/core';
 
 /** Delivered, failed and given-up deliveries are kept this long after they finished. */
 export const DELIVERY_RETENTION_DAYS = 90;

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EVENT_SCOPES, EventName } from '@app/events';
-import { Clock } from '../common/clock';
-import { TransactionHost } from '../common/transaction-host';
+import { Clock, TransactionHost } from '@app/core';
 
 /** Outbox rows taken per statement. */
 export const RELAY_BATCH_SIZE = 500;

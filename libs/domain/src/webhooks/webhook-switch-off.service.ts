@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../common/clock';
-import { TransactionHost } from '../common/transaction-host';
+import { Clock, TransactionHost } from '@app/core';
 import { Mailer, MailMessage } from '../mail/mailer';
 import { ORGANISATION_OWN } from '../permissions/permissions.service';
 import { GIVE_UP_REASONS } from './webhook-delivery.entity';

@@ -3,9 +3,7 @@ import { AppConfig } from '@app/config';
 import { REDIS, RedisOutage } from '@app/redis';
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { Clock } from '../common/clock';
-import { DomainError } from '../common/domain-error';
-import { TransactionHost } from '../common/transaction-host';
+import { Clock, DomainError, TransactionHost } from '@app/core';
 import { DeliveryAttemptsService } from './delivery-attempts.service';
 import { WebhooksService } from './webhooks.service';
 

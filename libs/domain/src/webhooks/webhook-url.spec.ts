@@ -1,4 +1,4 @@
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '@app/core';
 import { parseWebhookUrl, WEBHOOK_URL_MAX_LENGTH, WEBHOOK_URL_PATTERN } from './webhook-url';
 
 describe('WEBHOOK_URL_PATTERN', () => {

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { validationFailed } from '../common/domain-error';
+import { validationFailed } from '@app/core';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 

@@ -1,4 +1,7 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { CoreModule } from '@app/core';
+import { RedisModule } from '@app/redis';
+import { MailModule } from '../mail/mail.module';
 import { AddressPolicy } from './address-policy';
 import { DeliveryAttemptsService } from './delivery-attempts.service';
 import { DeliveryLogService } from './delivery-log.service';
@@ -28,9 +31,8 @@ export const WEBHOOK_SERVICES = [
 ];
 
 /**
- * The webhook services, global like DomainModule (whose TransactionHost, Clock and Mailer they
- * use). Import it once per application; importing it again (tests) is the same module.
+ * The webhook services. They need the kernel (TransactionHost, Clock, CursorCodec), Redis (the
+ * test-delivery throttle) and mail, not the rest of the domain; importing it again is the same module.
  */
-@Global()
-@Module({ providers: WEBHOOK_SERVICES, exports: WEBHOOK_SERVICES })
+@Module({ imports: [CoreModule, RedisModule, MailModule], providers: WEBHOOK_SERVICES, exports: WEBHOOK_SERVICES })
 export class WebhooksDomainModule {}

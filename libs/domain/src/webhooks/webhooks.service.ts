@@ -1,19 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EVENT_SCOPES, EventName, SUBSCRIBABLE_EVENTS } from '@app/events';
 import { randomBytes } from 'node:crypto';
-import { Clock } from '../common/clock';
-import { cursorNotIssued } from '../common/cursor';
-import { CursorCodec } from '../common/cursor-codec';
-import { notFound, validationFailed } from '../common/domain-error';
-import { DEFAULT_PAGE_SIZE, Page, PageRequest } from '../common/paginate';
-import { TransactionHost } from '../common/transaction-host';
+import { Clock, CursorCodec, cursorNotIssued, DEFAULT_PAGE_SIZE, isId, notFound, Page, PageRequest, TransactionHost, validationFailed } from '@app/core';
 import { AddressPolicy, NOT_PUBLIC } from './address-policy';
 import { HostResolver } from './host-resolver';
 import { GIVE_UP_REASONS } from './webhook-delivery.entity';
 import { giveUpPending, toWebhook, WEBHOOK_COLUMNS } from './webhook-rows';
 import { parseWebhookUrl } from './webhook-url';
 import { WebhookEntity } from './webhook.entity';
-import { isId } from '../common/ids';
 
 /** A connection holds at most this many webhooks (removed ones do not count). */
 export const MAX_WEBHOOKS_PER_CONNECTION = 10;

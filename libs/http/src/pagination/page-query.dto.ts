@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageRequest } from '@app/domain';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageRequest } from '@app/core';
 
 // One message for every way a limit is wrong, said once (the pipe drops repeats): `limit=1.5`
 // must not hear both "must be an integer" and "must not be less than 1".

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { CASE_TITLE_MAX, EXTERNAL_REF_MAX, ID_PATTERN } from '@app/domain';
+import { ID_PATTERN } from '@app/core';
+import { CASE_TITLE_MAX, EXTERNAL_REF_MAX } from '@app/domain';
 import { NOT_BLANK } from '../../common/api-docs';
 
 /** CaseCreate: the same `external_ref` again answers the existing case. */

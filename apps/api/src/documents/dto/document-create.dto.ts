@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { ID_PATTERN, TEXT_INPUT_FORMATS, type TextInputFormat } from '@app/domain';
+import { ID_PATTERN } from '@app/core';
+import { TEXT_INPUT_FORMATS, type TextInputFormat } from '@app/domain';
 import { NOT_BLANK } from '../../common/api-docs';
 
 const CASE_DOC = 'The case to send the document in: an open case of this organisation (422 `validation_failed` naming `case_id` otherwise).';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SCOPES } from '@app/domain';
+import { SCOPES } from '@app/core';
 
 export class MeOrganisationDto {
   @ApiProperty({ example: '1', pattern: '^[0-9]+$' })

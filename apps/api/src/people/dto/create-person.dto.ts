@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { EMAIL_PATTERN, ID_PATTERN } from '@app/domain';
+import { ID_PATTERN } from '@app/core';
+import { EMAIL_PATTERN } from '@app/domain';
 import { NOT_BLANK } from '../../common/api-docs';
 
 /** PersonCreate: adds a person by address (see the operation for the rule). */

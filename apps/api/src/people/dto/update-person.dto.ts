@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { ID_PATTERN } from '@app/domain';
+import { ID_PATTERN } from '@app/core';
 import { NOT_BLANK } from '../../common/api-docs';
 
 /** PersonUpdate: the fields given are changed, the others kept. */
