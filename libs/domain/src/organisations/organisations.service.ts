@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import * as ipaddr from 'ipaddr.js';
+import { normaliseCidr as normaliseParsedCidr } from '@app/config';
 import { notFound, validationFailed } from '../common/domain-error';
 import { TransactionHost } from '../common/transaction-host';
 import { AuthInvalidationPublisher } from '../connections/auth-invalidation';
@@ -7,24 +7,10 @@ import { OrganisationEntity } from './organisation.entity';
 import { PolicyVersionEntity } from './policy-version.entity';
 import { isId } from '../common/ids';
 
-/** Normalises a CIDR (or a bare address, taken as a single host); throws on anything else. */
+/** The allow-list's spelling of a CIDR (or of a bare address, one host); 422 on anything else. */
 export function normaliseCidr(input: string): string {
   try {
-    const [addr, bits] = input.includes('/')
-      ? ipaddr.parseCIDR(input)
-      : (() => {
-          const a = ipaddr.parse(input);
-          return [a, a.kind() === 'ipv4' ? 32 : 128] as const;
-        })();
-    const unwrapped = addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
-      ? [(addr as ipaddr.IPv6).toIPv4Address(), bits - 96] as const
-      : [addr, bits] as const;
-    const network = ipaddr.parse(
-      unwrapped[0].kind() === 'ipv4'
-        ? ipaddr.IPv4.networkAddressFromCIDR(`${unwrapped[0].toString()}/${unwrapped[1]}`).toString()
-        : ipaddr.IPv6.networkAddressFromCIDR(`${unwrapped[0].toString()}/${unwrapped[1]}`).toString(),
-    );
-    return `${network.toString()}/${unwrapped[1]}`;
+    return normaliseParsedCidr(input);
   } catch {
     throw validationFailed('cidr', `"${input}" is not an IPv4 or IPv6 CIDR`);
   }
