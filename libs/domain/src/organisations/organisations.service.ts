@@ -3,6 +3,7 @@ import { normaliseCidr as normaliseParsedCidr } from '@app/config';
 import { notFound, validationFailed } from '../common/domain-error';
 import { TransactionHost } from '../common/transaction-host';
 import { AuthInvalidationPublisher } from '../connections/auth-invalidation';
+import { CURRENT_POLICY_VERSION_SQL } from './data-policy';
 import { OrganisationEntity } from './organisation.entity';
 import { PolicyVersionEntity } from './policy-version.entity';
 import { isId } from '../common/ids';
@@ -65,8 +66,8 @@ export class OrganisationsService {
   async currentPolicyVersion(shared = false): Promise<number> {
     const m = this.tx.manager;
     if (shared && this.tx.inTransaction) await m.query('LOCK TABLE integration_policy_versions IN SHARE MODE');
-    const [row] = await m.query('SELECT max(version) AS v FROM integration_policy_versions');
-    return row?.v ?? 1;
+    const [row] = await m.query(`SELECT ${CURRENT_POLICY_VERSION_SQL} AS v`);
+    return row.v;
   }
 
   /** Publishes a new policy version: every organisation answers module_off until it accepts it. */
