@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { cursorNotIssued } from '../common/cursor';
 import { CursorCodec } from '../common/cursor-codec';
 import { notFound, validationFailed } from '../common/domain-error';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, PageRequest } from '../common/paginate';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, PageRequest, paginateRows } from '../common/paginate';
 import { TransactionHost } from '../common/transaction-host';
 import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
@@ -44,19 +43,14 @@ export class DeliveryLog {
     ]);
     if (!hook) throw notFound('webhook');
     const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
-    const params: unknown[] = [webhookId, limit + 1];
-    let after = '';
-    if (page.cursor) {
-      const c = await this.cursors.decode(page.cursor);
-      if (!isDeliveryId(c.id)) throw cursorNotIssued();
-      params.push(c.createdAt.toISOString(), c.id);
-      after = 'AND (created_at, id) < ($3::timestamptz, $4::char(32))';
-    }
-    const rows: Array<Record<string, unknown>> = await this.tx.manager.query(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 ${after} ORDER BY created_at DESC, id DESC LIMIT $2`,
-      params,
-    );
-    const deliveries = rows.slice(0, limit).map(toDelivery);
+    const { items: deliveries, nextCursor } = await paginateRows(this.tx.manager, { ...page, limit }, this.cursors, {
+      sql: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1`,
+      params: [webhookId],
+      idType: 'char(32)',
+      isId: isDeliveryId,
+      toItem: toDelivery,
+      position: (d) => ({ createdAt: d.createdAt, id: d.id }),
+    });
     const attempts: Array<Record<string, unknown>> = deliveries.length
       ? await this.tx.manager.query(`SELECT * FROM webhook_delivery_attempts WHERE delivery_id = ANY ($1::char(32)[]) ORDER BY id`, [
           deliveries.map((d) => d.id),
@@ -64,9 +58,7 @@ export class DeliveryLog {
       : [];
     const byDelivery = new Map<string, WebhookDeliveryAttemptEntity[]>();
     for (const a of attempts.map(toAttempt)) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
-    const items = deliveries.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] }));
-    const last = deliveries[deliveries.length - 1];
-    return { items, nextCursor: rows.length > limit && last ? await this.cursors.encode({ createdAt: last.createdAt, id: last.id }) : null };
+    return { items: deliveries.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] })), nextCursor };
   }
 
   /** One delivery with its attempts. */

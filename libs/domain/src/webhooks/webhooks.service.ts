@@ -2,10 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EVENT_SCOPES, EventName, SUBSCRIBABLE_EVENTS } from '@app/events';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
-import { cursorNotIssued } from '../common/cursor';
 import { CursorCodec } from '../common/cursor-codec';
 import { notFound, validationFailed } from '../common/domain-error';
-import { DEFAULT_PAGE_SIZE, Page, PageRequest } from '../common/paginate';
+import { Page, PageRequest, paginateRows } from '../common/paginate';
 import { TransactionHost } from '../common/transaction-host';
 import { AddressPolicy, NOT_PUBLIC } from './address-policy';
 import { HostResolver } from './host-resolver';
@@ -67,23 +66,14 @@ export class WebhooksService {
 
   /** The connection's webhooks, newest first. */
   async list(connectionId: string, page: PageRequest): Promise<Page<WebhookEntity>> {
-    const limit = page.limit ?? DEFAULT_PAGE_SIZE;
-    const params: unknown[] = [connectionId, limit + 1];
-    let after = '';
-    if (page.cursor) {
-      const c = await this.cursors.decode(page.cursor);
-      if (!isId(c.id)) throw cursorNotIssued();
-      params.push(c.createdAt.toISOString(), c.id);
-      after = 'AND (created_at, id) < ($3::timestamptz, $4::bigint)';
-    }
-    const rows: Array<Record<string, unknown>> = await this.tx.manager.query(
-      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE connection_id = $1 AND deleted_at IS NULL ${after}
-        ORDER BY created_at DESC, id DESC LIMIT $2`,
-      params,
-    );
-    const items = rows.slice(0, limit).map(toWebhook);
-    const last = items[items.length - 1];
-    return { items, nextCursor: rows.length > limit && last ? await this.cursors.encode({ createdAt: last.createdAt, id: last.id }) : null };
+    return paginateRows(this.tx.manager, page, this.cursors, {
+      sql: `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE connection_id = $1 AND deleted_at IS NULL`,
+      params: [connectionId],
+      idType: 'bigint',
+      isId,
+      toItem: toWebhook,
+      position: (w) => ({ createdAt: w.createdAt, id: w.id }),
+    });
   }
 
   /** A webhook of this connection (another connection's, or a removed one, is not found). */
