@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { ID_PATTERN } from '@app/domain';
 import { NOT_BLANK } from '../../common/api-docs';
+import { ID_SCHEMA_PATTERN, IsIdOf } from '../../common/id-docs';
 
 /** PersonUpdate: the fields given are changed, the others kept. */
 export class UpdatePersonDto {
@@ -21,13 +21,12 @@ export class UpdatePersonDto {
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    pattern: '^[0-9]+$',
+    pattern: ID_SCHEMA_PATTERN,
     example: '7',
     description: 'Moves the person into this group of the organisation (null: into no group).',
   })
   @IsOptional()
-  @IsString()
-  @Matches(ID_PATTERN, { message: 'group_id must be a group id (a string of digits)' })
+  @IsIdOf('group_id', 'group')
   group_id?: string | null;
 
   @ApiPropertyOptional({ description: 'A disabled person keeps their membership but cannot sign in.' })
