@@ -3,7 +3,7 @@ import { AppConfig } from '@app/config';
 import { EntityManager } from 'typeorm';
 import { DomainError, notFound } from '../common/domain-error';
 import { TransactionHost } from '../common/transaction-host';
-import { groupNameTaken, PG_UNIQUE_VIOLATION, pgCode } from '../groups/groups.errors';
+import { GroupNameTakenError, PG_UNIQUE_VIOLATION, pgCode } from '../groups/groups.errors';
 import { PeopleManagersGuard } from '../permissions/people-managers.guard';
 import { GroupsService } from '../groups/groups.service';
 import { ScimCaller, ScimList, ScimPage } from './scim-caller';
@@ -151,9 +151,8 @@ export class ScimGroupsService {
 
   /** GroupsService answers a name race lost to a concurrent writer as 422; SCIM says 409 uniqueness. */
   private translateName(name: string) {
-    const taken = groupNameTaken().message;
     return (err: unknown): never => {
-      throw err instanceof DomainError && err.code === 'validation_failed' && err.message === taken ? nameTaken(name) : err;
+      throw err instanceof GroupNameTakenError ? nameTaken(name) : err;
     };
   }
 }
