@@ -1,6 +1,8 @@
 import * as ipaddr from 'ipaddr.js';
+import { Cidr, inCidrs, isCidr, parseCidr } from '@app/config';
 
-export type ParsedCidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+export { inCidrs };
+export type ParsedCidr = Cidr;
 
 /** Parses an address, unwrapping IPv4-mapped IPv6 (`::ffff:1.2.3.4`) to IPv4. */
 export function parseAddress(raw: string | undefined): ipaddr.IPv4 | ipaddr.IPv6 | null {
@@ -13,24 +15,8 @@ export function parseAddress(raw: string | undefined): ipaddr.IPv4 | ipaddr.IPv6
 }
 
 export function parseCidrs(cidrs: string[]): ParsedCidr[] {
-  const out: ParsedCidr[] = [];
-  for (const c of cidrs) {
-    try {
-      const [addr, bits] = ipaddr.parseCIDR(c);
-      out.push(
-        addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
-          ? [(addr as ipaddr.IPv6).toIPv4Address(), bits - 96]
-          : [addr, bits],
-      );
-    } catch {
-      // normalised on write; an unparsable entry can only match nothing
-    }
-  }
-  return out;
-}
-
-export function inCidrs(addr: ipaddr.IPv4 | ipaddr.IPv6, cidrs: ParsedCidr[]): boolean {
-  return cidrs.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net as never, bits));
+  // normalised on write; an unparsable entry can only match nothing
+  return cidrs.filter((c) => isCidr(c, { bareAddress: false })).map((c) => parseCidr(c));
 }
 
 /**

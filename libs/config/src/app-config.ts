@@ -1,15 +1,6 @@
-import * as ipaddr from 'ipaddr.js';
+import { isCidr } from './cidr';
 import { loadEnvFile } from './env-file';
 import { EnvSchema, validateEnv } from './env.schema';
-
-const isCidr = (c: string): boolean => {
-  try {
-    ipaddr.parseCIDR(c);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Typed, validated settings shared by the api, the worker and the admin CLI. */
 export class AppConfig {
@@ -77,7 +68,7 @@ export class AppConfig {
     this.memberAppBaseUrl = env.MEMBER_APP_BASE_URL.replace(/\/+$/, '');
     this.invitationTtlDays = env.INVITATION_TTL_DAYS;
     this.webhookAllowedPrivateCidrs = env.WEBHOOK_ALLOWED_PRIVATE_CIDRS.split(',').map((s) => s.trim()).filter(Boolean);
-    const badCidrs = [...this.webhookAllowedPrivateCidrs, ...this.trustedProxies].filter((c) => !isCidr(c));
+    const badCidrs = [...this.webhookAllowedPrivateCidrs, ...this.trustedProxies].filter((c) => !isCidr(c, { bareAddress: false }));
     if (badCidrs.length > 0) {
       throw new Error(`Invalid configuration:\n  WEBHOOK_ALLOWED_PRIVATE_CIDRS / TRUSTED_PROXIES: not a CIDR: ${badCidrs.join(', ')}`);
     }

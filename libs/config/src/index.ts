@@ -2,3 +2,4 @@ export * from './app-config';
 export * from './config.module';
 export * from './env.schema';
 export * from './env-file';
+export * from './cidr';

@@ -1,4 +1,4 @@
-import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { CursorPosition, cursorNotIssued } from './cursor';
 import { CursorCodec } from './cursor-codec';
 
@@ -53,4 +53,34 @@ export async function paginate<T extends ObjectLiteral>(
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? await cursors.encode(position(last)) : null };
+}
+
+export interface RowsQuery<T> {
+  /** `SELECT … FROM … WHERE …` with no ORDER BY or LIMIT; `params` fill its $1…$n. The table has created_at and id. */
+  sql: string;
+  params: unknown[];
+  /** SQL type of the id column. */
+  idType: 'bigint' | 'char(32)';
+  /** Whether a cursor's id is one this list could have issued. */
+  isId: (id: string) => boolean;
+  toItem: (row: Record<string, unknown>) => T;
+  position: (item: T) => CursorPosition;
+}
+
+/** paginate's keyset rule for a raw SQL list: the same order, the same cursor check, limit + 1 rows to know whether more follow. */
+export async function paginateRows<T>(manager: EntityManager, page: PageRequest, cursors: CursorCodec, q: RowsQuery<T>): Promise<Page<T>> {
+  const limit = page.limit ?? DEFAULT_PAGE_SIZE;
+  const params = [...q.params];
+  let after = '';
+  if (page.cursor) {
+    const c = await cursors.decode(page.cursor);
+    if (!q.isId(c.id)) throw cursorNotIssued();
+    params.push(c.createdAt.toISOString(), c.id);
+    after = ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::${q.idType})`;
+  }
+  params.push(limit + 1);
+  const rows: Array<Record<string, unknown>> = await manager.query(`${q.sql}${after} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const items = rows.slice(0, limit).map(q.toItem);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? await cursors.encode(q.position(last)) : null };
 }

@@ -40,7 +40,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   classify(exception: unknown, req: Request): RenderedError {
     if (exception instanceof DomainError) {
-      return { code: exception.code, message: exception.message, headers: exception.headers, scimType: (exception as { scimType?: string }).scimType };
+      // A ScimError's keyword and RFC status, read by shape: the edge does not know the SCIM module.
+      const { scimType, scimStatus } = exception as { scimType?: string; scimStatus?: number };
+      return { code: exception.code, message: exception.message, headers: exception.headers, scimType, scimStatus };
     }
     if (exception instanceof NotFoundException) {
       const allowed = this.routes.allowedMethods(req.path);

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
 import { DigitsIdPipe, PageQueryDto } from '@app/http';
 import { Idempotent } from '@app/idempotency';
@@ -10,8 +10,8 @@ import { presentCase } from './case.presenter';
 import { CaseDto, CaseUrlDto } from './dto/case.dto';
 import { CreateCaseDto } from './dto/create-case.dto';
 import { NoBodyPipe } from './no-body.pipe';
+import { ApiIdParam } from '../common/id-docs';
 
-const CASE_ID = { name: 'id', description: 'Id of the case.', schema: { type: 'string', pattern: '^[0-9]+$' } } as const;
 
 @ApiTags('Cases')
 @Controller('v1/cases')
@@ -53,7 +53,7 @@ export class CasesController {
 
   @Get(':id')
   @RequireScopes('cases:read')
-  @ApiParam(CASE_ID)
+  @ApiIdParam('case')
   @ApiOperation({ operationId: 'getCase', summary: 'Get a case', description: 'Scope `cases:read`. A case of another organisation answers 404.' })
   @ApiData(CaseDto)
   async get(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string): Promise<{ data: CaseDto }> {
@@ -64,7 +64,7 @@ export class CasesController {
   @HttpCode(201)
   @RequireScopes('cases:write')
   @Idempotent()
-  @ApiParam(CASE_ID)
+  @ApiIdParam('case')
   @ApiOperation({
     operationId: 'getCaseConversationUrl',
     summary: 'Address to start a conversation in a case',

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, Type, UseGuards } from '@nestjs/common';
-import { ApiExtraModels, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
 import { ApiValidationPipe, DigitsIdPipe } from '@app/http';
 import { Idempotent } from '@app/idempotency';
@@ -10,6 +10,7 @@ import { DocumentCreateFormDto, DocumentCreateTextDto } from './dto/document-cre
 import { DocumentDto, DocumentTranslationDto } from './dto/document.dto';
 import type { UploadedDocument } from './multipart-upload';
 import { DocumentInput, MultipartUploadGuard, uploadFingerprint } from './multipart-upload.guard';
+import { ApiIdParam } from '../common/id-docs';
 
 const validation = new ApiValidationPipe();
 /** The body checked against the DTO of the shape it came in (422 validation_failed naming the field). */
@@ -68,7 +69,7 @@ export class DocumentsController {
 
   @Get(':id')
   @RequireScopes('documents:read')
-  @ApiParam({ name: 'id', description: 'Id of the document.', schema: { type: 'string', pattern: '^[0-9]+$' } })
+  @ApiIdParam('document')
   @ApiOperation({
     operationId: 'getDocument',
     summary: 'Get a document, with its translation once done',

@@ -1,4 +1,4 @@
-import { ApiParam } from '@nestjs/swagger';
+import { ApiIdParam } from '../common/id-docs';
 
 /** `{id}` of the group routes. */
-export const ApiGroupId = () => ApiParam({ name: 'id', description: 'Id of the group.', schema: { type: 'string', pattern: '^[0-9]+$' } });
+export const ApiGroupId = () => ApiIdParam('group');

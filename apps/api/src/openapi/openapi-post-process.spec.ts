@@ -1,5 +1,5 @@
 import { NO_NUL, NOT_BLANK } from '../common/api-docs';
-import { stateRequestLimits, toOpenApi31Nullables } from './openapi-post-process';
+import { commonErrors, stateRequestLimits, toOpenApi31Nullables } from './openapi-post-process';
 
 describe('toOpenApi31Nullables', () => {
   it('turns nullable scalars into a type list', () => {
@@ -79,5 +79,19 @@ describe('stateRequestLimits', () => {
     const notBlank = new RegExp(NOT_BLANK, 'u');
     expect([noNul.test('a b'), noNul.test(''), noNul.test('a\u0000')]).toEqual([true, true, false]);
     expect([notBlank.test(' x '), notBlank.test(' \t\n'), notBlank.test(''), notBlank.test('\u0000'), notBlank.test('x\u0000')]).toEqual([true, false, false, false, false]);
+  });
+});
+
+describe('commonErrors', () => {
+  it('groups the common codes under the status the error table gives each', () => {
+    expect(commonErrors()).toEqual({
+      '400': '`invalid_request`: malformed JSON, a body not sent as application/json, or bad query parameters.',
+      '401': '`unauthorised`: no key sent, or the key is malformed or revoked.',
+      '403': '`module_off`, `scope_missing`, `ip_not_allowed`.',
+      '404': '`not_found`: no such path, or no such object in this organisation.',
+      '405': '`method_not_allowed`: the path exists with other methods (see the `Allow` header).',
+      '429': '`rate_limited`: too many calls from this address were refused 401 this minute (see `Retry-After`).',
+      '500': '`server_error`: an unexpected error; the message carries an error id.',
+    });
   });
 });

@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { ERROR_CODES } from '@app/core';
-import { MAX_BODY_ARRAY } from '@app/http';
+import { ERROR_CODES, ErrorCode } from '@app/core';
+import { MAX_BODY_ARRAY, STATUS_BY_CODE } from '@app/http';
 import { NO_NUL } from '../common/api-docs';
 
 type Json = Record<string, unknown>;
@@ -71,15 +71,28 @@ export function stateRequestLimits(doc: Json): void {
   }
 }
 
-const COMMON_ERRORS: Record<string, string> = {
-  '400': '`invalid_request`: malformed JSON, a body not sent as application/json, or bad query parameters.',
-  '401': '`unauthorised`: no key sent, or the key is malformed or revoked.',
-  '403': '`module_off`, `scope_missing`, `ip_not_allowed`.',
-  '404': '`not_found`: no such path, or no such object in this organisation.',
-  '405': '`method_not_allowed`: the path exists with other methods (see the `Allow` header).',
-  '429': '`rate_limited`: too many calls from this address were refused 401 this minute (see `Retry-After`).',
-  '500': '`server_error`: an unexpected error; the message carries an error id.',
-};
+/** The errors any authenticated call may answer, each with what it means there (none: the code says it). */
+const COMMON_ERROR_CODES: Array<[ErrorCode, string?]> = [
+  ['invalid_request', 'malformed JSON, a body not sent as application/json, or bad query parameters'],
+  ['unauthorised', 'no key sent, or the key is malformed or revoked'],
+  ['module_off'],
+  ['scope_missing'],
+  ['ip_not_allowed'],
+  ['not_found', 'no such path, or no such object in this organisation'],
+  ['method_not_allowed', 'the path exists with other methods (see the `Allow` header)'],
+  ['rate_limited', 'too many calls from this address were refused 401 this minute (see `Retry-After`)'],
+  ['server_error', 'an unexpected error; the message carries an error id'],
+];
+
+/** The common error answers by status, the status of each code taken from the one table (STATUS_BY_CODE). */
+export function commonErrors(): Record<string, string> {
+  const byStatus = new Map<number, string[]>();
+  for (const [code, why] of COMMON_ERROR_CODES) {
+    const status = STATUS_BY_CODE[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), why ? `\`${code}\`: ${why}` : `\`${code}\``]);
+  }
+  return Object.fromEntries([...byStatus].map(([status, parts]) => [String(status), `${parts.join(', ')}.`]));
+}
 
 /**
  * Finishes the generated document: the 3.1 nullable form, build 47 in `info`, the error
@@ -114,13 +127,14 @@ export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
   out.components.headers = {
     'X-Request-Id': { description: 'Id of this request, for support and logs.', schema: { type: 'string' } },
   } as never;
+  const common = commonErrors();
   for (const item of Object.values(out.paths ?? {})) {
     for (const op of Object.values(item as Json) as Json[]) {
       if (!op || typeof op !== 'object' || !op.responses) continue;
       const responses = op.responses as Record<string, Json>;
       const isPublic = Array.isArray(op.security) && (op.security as unknown[]).length === 0;
       if (!isPublic) {
-        for (const [status, description] of Object.entries(COMMON_ERRORS)) {
+        for (const [status, description] of Object.entries(common)) {
           const own = responses[status];
           responses[status] = own
             ? { ...own, description: `${own.description}; ${description}` }

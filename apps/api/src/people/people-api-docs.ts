@@ -1,9 +1,8 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiParam, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 
 /** `{id}` of a person or invitation route. */
-export const ApiIdParam = (what: 'person' | 'invitation') =>
-  ApiParam({ name: 'id', description: `Id of the ${what}.`, schema: { type: 'string', pattern: '^[0-9]+$' } });
+export { ApiIdParam } from '../common/id-docs';
 
 /** `{status: "<value>", data: Model}`: the 201 and 202 answers of adding a person by address. */
 export function ApiStatusData(model: Type<unknown>, status: number, value: string, description: string) {

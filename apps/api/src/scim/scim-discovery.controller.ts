@@ -1,17 +1,15 @@
-import { Controller, Get, Param, UseFilters, UseInterceptors } from '@nestjs/common';
+import { Controller, Get, Param, UseInterceptors } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { AppConfig } from '@app/config';
 import { notFound } from '@app/core';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
 import { SCIM_URN, ScimJson, scimResourceTypes, scimSchemas, scimServiceProviderConfig } from '@app/domain';
-import { ScimExceptionFilter } from './scim-exception.filter';
 
 const list = (items: ScimJson[]): ScimJson => ({ schemas: [SCIM_URN.listResponse], totalResults: items.length, startIndex: 1, itemsPerPage: items.length, Resources: items });
 
 /** RFC 7644 §4 discovery: any valid key reads it; query parameters are ignored (nothing to filter). */
 @ApiExcludeController()
 @Controller('scim/v2')
-@UseFilters(ScimExceptionFilter)
 @UseInterceptors(ScimContentTypeInterceptor)
 export class ScimDiscoveryController {
   constructor(private readonly config: AppConfig) {}

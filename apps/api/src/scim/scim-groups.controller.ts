@@ -1,11 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res, UseInterceptors } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
 import { DigitsIdPipe } from '@app/http';
 import type { Response } from 'express';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
 import { GROUP_RESOURCE, projectionIncludes, projectResource, ScimGroupsService, ScimJson } from '@app/domain';
-import { ScimExceptionFilter } from './scim-exception.filter';
 import { listResponse, readListQuery, readProjection } from './scim-query';
 
 type QueryParams = Record<string, unknown>;
@@ -16,7 +15,6 @@ type QueryParams = Record<string, unknown>;
  */
 @ApiExcludeController()
 @Controller('scim/v2/Groups')
-@UseFilters(ScimExceptionFilter)
 @UseInterceptors(ScimContentTypeInterceptor)
 export class ScimGroupsController {
   constructor(private readonly groups: ScimGroupsService) {}

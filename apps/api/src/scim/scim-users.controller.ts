@@ -1,11 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res, UseInterceptors } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
 import { DigitsIdPipe } from '@app/http';
 import type { Response } from 'express';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
 import { ScimJson, projectResource, ScimUsersService, USER_RESOURCE } from '@app/domain';
-import { ScimExceptionFilter } from './scim-exception.filter';
 import { listResponse, readListQuery, readProjection } from './scim-query';
 
 type QueryParams = Record<string, unknown>;
@@ -13,7 +12,6 @@ type QueryParams = Record<string, unknown>;
 /** SCIM 2.0 Users (RFC 7644 §3): people and invitations of the caller's organisation. */
 @ApiExcludeController()
 @Controller('scim/v2/Users')
-@UseFilters(ScimExceptionFilter)
 @UseInterceptors(ScimContentTypeInterceptor)
 export class ScimUsersController {
   constructor(private readonly users: ScimUsersService) {}

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
 import { DigitsIdPipe, PageQueryDto } from '@app/http';
 import { Idempotent } from '@app/idempotency';
@@ -10,8 +10,9 @@ import { CreatedWebhookDto, WebhookDto, WebhookTestResultDto } from './dto/webho
 import { hideSecret, presentCreatedWebhook, presentTest, presentWebhook } from './webhook.presenter';
 import { WebhooksService, WebhookTestService } from '@app/domain';
 import { CREATE_WEBHOOK_RULES, TEST_WEBHOOK_RULES } from './webhooks.api-docs';
+import { ApiIdParam } from '../common/id-docs';
 
-const ApiWebhookId = () => ApiParam({ name: 'id', description: 'Id of the webhook.', schema: { type: 'string', pattern: '^[0-9]+$' } });
+const ApiWebhookId = () => ApiIdParam('webhook');
 
 /** A connection's webhooks. Every call needs `webhooks:manage` and sees only the calling connection's webhooks. */
 @ApiTags('Webhooks')

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, generateKey, hashKey, isId, KeyLookup, KeyPrincipalRow, lastFour, notFound, TransactionHost } from '@app/core';
+import { CURRENT_POLICY_VERSION_SQL, policyAccepted } from '../organisations/data-policy';
 import { AuthInvalidationPublisher } from './auth-invalidation';
 import { ApiKeyEntity } from './api-key.entity';
 import { ConnectionEntity } from './connection.entity';
@@ -80,8 +81,7 @@ export class ApiKeysService implements KeyLookup {
               c.id AS connection_id, c.name AS connection_name, c.created_at AS connection_created_at,
               c.revoked_at IS NOT NULL AS connection_revoked, c.scopes,
               o.id AS organisation_id, o.name AS organisation_name, o.module_enabled, o.ip_allowlist,
-              (o.accepted_policy_version IS NOT NULL AND o.accepted_policy_version >=
-                 COALESCE((SELECT max(version) FROM integration_policy_versions), 1)) AS policy_accepted
+              o.accepted_policy_version, ${CURRENT_POLICY_VERSION_SQL} AS policy_version
          FROM api_keys k
          JOIN connections c ON c.id = k.connection_id
          JOIN organisations o ON o.id = c.organisation_id
@@ -102,7 +102,7 @@ export class ApiKeysService implements KeyLookup {
       organisationId: String(r.organisation_id),
       organisationName: String(r.organisation_name),
       moduleEnabled: Boolean(r.module_enabled),
-      policyAccepted: Boolean(r.policy_accepted),
+      policyAccepted: policyAccepted(r.accepted_policy_version as number | null, Number(r.policy_version)),
       ipAllowlist: r.ip_allowlist as string[],
     };
   }

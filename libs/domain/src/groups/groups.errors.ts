@@ -4,8 +4,17 @@ import { DomainError, validationFailed } from '@app/core';
 export const groupHoldsCases = (): DomainError =>
   new DomainError('group_holds_cases', 'This group holds cases; move or close them under another group before deleting it.');
 
-/** 422 naming `name`: group names are unique in an organisation, ignoring case. */
-export const groupNameTaken = (): DomainError => validationFailed('name', 'already used by another group in this organisation');
+/**
+ * 422 naming `name`: group names are unique in an organisation, ignoring case. A class of its
+ * own so that SCIM can answer it as 409 uniqueness by its type, not by its words.
+ */
+export class GroupNameTakenError extends DomainError {
+  constructor() {
+    super('validation_failed', 'name: already used by another group in this organisation');
+  }
+}
+
+export const groupNameTaken = (): DomainError => new GroupNameTakenError();
 
 /**
  * 422 naming `code`: DELETE /v1/groups/{id}/permissions/{code} of a code the API may not change

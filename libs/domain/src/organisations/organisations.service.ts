@@ -1,28 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import * as ipaddr from 'ipaddr.js';
+import { normaliseCidr as normaliseParsedCidr } from '@app/config';
 import { isId, notFound, TransactionHost, validationFailed } from '@app/core';
 import { AuthInvalidationPublisher } from '../connections/auth-invalidation';
+import { CURRENT_POLICY_VERSION_SQL } from './data-policy';
 import { OrganisationEntity } from './organisation.entity';
 import { PolicyVersionEntity } from './policy-version.entity';
 
-/** Normalises a CIDR (or a bare address, taken as a single host); throws on anything else. */
+/** The allow-list's spelling of a CIDR (or of a bare address, one host); 422 on anything else. */
 export function normaliseCidr(input: string): string {
   try {
-    const [addr, bits] = input.includes('/')
-      ? ipaddr.parseCIDR(input)
-      : (() => {
-          const a = ipaddr.parse(input);
-          return [a, a.kind() === 'ipv4' ? 32 : 128] as const;
-        })();
-    const unwrapped = addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
-      ? [(addr as ipaddr.IPv6).toIPv4Address(), bits - 96] as const
-      : [addr, bits] as const;
-    const network = ipaddr.parse(
-      unwrapped[0].kind() === 'ipv4'
-        ? ipaddr.IPv4.networkAddressFromCIDR(`${unwrapped[0].toString()}/${unwrapped[1]}`).toString()
-        : ipaddr.IPv6.networkAddressFromCIDR(`${unwrapped[0].toString()}/${unwrapped[1]}`).toString(),
-    );
-    return `${network.toString()}/${unwrapped[1]}`;
+    return normaliseParsedCidr(input);
   } catch {
     throw validationFailed('cidr', `"${input}" is not an IPv4 or IPv6 CIDR`);
   }
@@ -77,8 +64,8 @@ export class OrganisationsService {
   async currentPolicyVersion(shared = false): Promise<number> {
     const m = this.tx.manager;
     if (shared && this.tx.inTransaction) await m.query('LOCK TABLE integration_policy_versions IN SHARE MODE');
-    const [row] = await m.query('SELECT max(version) AS v FROM integration_policy_versions');
-    return row?.v ?? 1;
+    const [row] = await m.query(`SELECT ${CURRENT_POLICY_VERSION_SQL} AS v`);
+    return row.v;
   }
 
   /** Publishes a new policy version: every organisation answers module_off until it accepts it. */

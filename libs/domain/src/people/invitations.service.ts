@@ -1,16 +1,28 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
 import { Outbox } from '@app/events';
 import { EntityManager } from 'typeorm';
 import { Clock, CursorCodec, DomainError, isId, notFound, Page, PageRequest, paginate, TransactionHost, validationFailed } from '@app/core';
 import { OrganisationEntity } from '../organisations/organisation.entity';
 import { findAccount, joinOrganisation } from './accounts';
 import { InvitationClosedError } from './invitation.errors';
-import { InvitationEntity } from './invitation.entity';
-import { hashInvitationToken, INVITATION_TOKEN_FORMAT } from './invitation-token';
+import { InvitationEntity, InvitationSource } from './invitation.entity';
+import { hashInvitationToken, INVITATION_TOKEN_FORMAT, newInvitationToken } from './invitation-token';
 import { PersonEntity } from './person.entity';
 
 /** An invitation by its emailed token (the accept page) or by id (the operator's CLI). */
 export type InvitationRef = { token: string } | { id: string };
+
+/** What an invitation says: who is invited, as what, by whom. */
+export interface InvitationInput {
+  organisationId: string;
+  address: string;
+  name: string | null;
+  jobTitle: string | null;
+  groupId: string | null;
+  source: InvitationSource;
+  connectionId: string | null;
+}
 
 export interface Acceptance {
   invitation: InvitationEntity;
@@ -21,7 +33,8 @@ export interface Acceptance {
 }
 
 /**
- * Invitations not yet answered: list, withdraw, look at, accept. Accepting makes the address's
+ * The one writer of invitations. Open one (the adding rule, REST or SCIM), change what it says
+ * (SCIM), list, withdraw, look at, accept. Accepting makes the address's
  * account (made if there is none) a member with the invitation's group, name and job title;
  * for invitations made through the API or SCIM it emits user.joined in the same transaction.
  */
@@ -32,7 +45,47 @@ export class InvitationsService {
     private readonly outbox: Outbox,
     private readonly clock: Clock,
     private readonly cursors: CursorCodec,
+    private readonly config: AppConfig,
   ) {}
+
+  /**
+   * The address's pending invitation if it is still open (`token` null: no new email), else a new
+   * one (an expired one is withdrawn first) with the token to email; null when a concurrent add
+   * got there first (decide again). Runs in the caller's transaction, which holds the address lock.
+   */
+  async open(m: EntityManager, input: InvitationInput): Promise<{ invitation: InvitationEntity; token: string | null } | null> {
+    const repo = m.getRepository(InvitationEntity);
+    const pending = await repo
+      .createQueryBuilder('i')
+      .where(`i.organisation_id = :org AND lower(i.email) = lower(:address) AND i.status = 'pending'`, { org: input.organisationId, address: input.address })
+      .getOne();
+    if (pending && pending.expiresAt > this.clock.now()) return { invitation: pending, token: null };
+    if (pending) await repo.update({ id: pending.id, status: 'pending' }, { status: 'withdrawn', answeredAt: () => 'now()' });
+    const { token, hash } = newInvitationToken();
+    const inserted: Array<{ id: string }> = await m.query(
+      `INSERT INTO invitations (organisation_id, email, name, job_title, group_id, token_hash, source, connection_id, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(days => $9))
+       ON CONFLICT (organisation_id, lower(email)) WHERE status = 'pending' DO NOTHING
+       RETURNING id`,
+      [input.organisationId, input.address, input.name, input.jobTitle, input.groupId, hash, input.source, input.connectionId, this.config.invitationTtlDays],
+    );
+    if (inserted.length === 0) return null;
+    return { invitation: (await repo.findOneBy({ id: String(inserted[0].id) })) as InvitationEntity, token };
+  }
+
+  /** What a pending invitation says the person will be called and do (SCIM's PUT and PATCH). */
+  async describe(m: EntityManager, id: string, details: { name: string | null; jobTitle: string | null }): Promise<void> {
+    await m.query(`UPDATE invitations SET name = $2, job_title = $3 WHERE id = $1`, [id, details.name, details.jobTitle]);
+  }
+
+  /** The address joined by other means (a verified domain): its pending invitation is moot and leaves the list. */
+  async withdrawPendingFor(m: EntityManager, organisationId: string, address: string): Promise<void> {
+    await m.query(
+      `UPDATE invitations SET status = 'withdrawn', answered_at = now()
+        WHERE organisation_id = $1 AND lower(email) = lower($2) AND status = 'pending'`,
+      [organisationId, address],
+    );
+  }
 
   /** Pending invitations (expired ones included, until withdrawn or replaced), newest first. */
   list(organisationId: string, page: PageRequest): Promise<Page<InvitationEntity>> {

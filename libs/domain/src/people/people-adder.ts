@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '@app/config';
 import { EntityManager } from 'typeorm';
-import { Clock, DomainError, notFound, TransactionHost } from '@app/core';
+import { DomainError, notFound, TransactionHost } from '@app/core';
 import { GroupEntity } from '../groups/group.entity';
 import { OrganisationEntity } from '../organisations/organisation.entity';
 import { PermissionsService } from '../permissions/permissions.service';
@@ -9,7 +8,7 @@ import { findAccount, joinOrganisation, lockAddress } from './accounts';
 import { EmailAddress, parseEmail } from './email-address';
 import { assignableGroup } from './group-assignment';
 import { InvitationEntity, InvitationSource } from './invitation.entity';
-import { newInvitationToken } from './invitation-token';
+import { InvitationsService } from './invitations.service';
 import { PeopleMail } from './people-mail';
 import { PersonEntity } from './person.entity';
 
@@ -41,8 +40,7 @@ export class PeopleAdder {
     private readonly tx: TransactionHost,
     private readonly permissions: PermissionsService,
     private readonly mail: PeopleMail,
-    private readonly config: AppConfig,
-    private readonly clock: Clock,
+    private readonly invitations: InvitationsService,
   ) {}
 
   async add(organisationId: string, input: PersonInput, source: InvitationSource, connectionId: string | null): Promise<AddOutcome> {
@@ -80,11 +78,7 @@ export class PeopleAdder {
       const person = await joinOrganisation(m, account, email.address, org.id, fields);
       if (!person) return null;
       // An invitation sent before the domain was verified is moot now; it leaves the list.
-      await m.query(
-        `UPDATE invitations SET status = 'withdrawn', answered_at = now()
-          WHERE organisation_id = $1 AND lower(email) = lower($2) AND status = 'pending'`,
-        [org.id, person.email],
-      );
+      await this.invitations.withdrawPendingFor(m, org.id, person.email);
       await this.mail.welcome(person.email, org.name);
       return { outcome: 'created', person };
     }
@@ -106,24 +100,16 @@ export class PeopleAdder {
     source: InvitationSource,
     connectionId: string | null,
   ): Promise<InvitationEntity | null> {
-    const repo = m.getRepository(InvitationEntity);
-    const pending = await repo
-      .createQueryBuilder('i')
-      .where(`i.organisation_id = :org AND lower(i.email) = lower(:address) AND i.status = 'pending'`, { org: org.id, address })
-      .getOne();
-    if (pending && pending.expiresAt > this.clock.now()) return pending;
-    if (pending) await repo.update({ id: pending.id, status: 'pending' }, { status: 'withdrawn', answeredAt: () => 'now()' });
-    const { token, hash } = newInvitationToken();
-    const inserted: Array<{ id: string }> = await m.query(
-      `INSERT INTO invitations (organisation_id, email, name, job_title, group_id, token_hash, source, connection_id, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(days => $9))
-       ON CONFLICT (organisation_id, lower(email)) WHERE status = 'pending' DO NOTHING
-       RETURNING id`,
-      [org.id, address, input.name ?? null, input.jobTitle ?? null, group?.id ?? null, hash, source, connectionId, this.config.invitationTtlDays],
-    );
-    if (inserted.length === 0) return null;
-    const invitation = (await repo.findOneBy({ id: String(inserted[0].id) })) as InvitationEntity;
-    await this.mail.invitation(invitation.email, org.name, token, invitation.expiresAt);
-    return invitation;
+    const opened = await this.invitations.open(m, {
+      organisationId: org.id,
+      address,
+      name: input.name ?? null,
+      jobTitle: input.jobTitle ?? null,
+      groupId: group?.id ?? null,
+      source,
+      connectionId,
+    });
+    if (opened?.token) await this.mail.invitation(opened.invitation.email, org.name, opened.token, opened.invitation.expiresAt);
+    return opened?.invitation ?? null;
   }
 }

@@ -4,42 +4,40 @@ import { DomainError, ErrorCode } from '@app/core';
 export type ScimType = 'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue';
 
 /**
- * Status of each keyword. RFC 7644 answers every keyword but `uniqueness` with 400; the contract
+ * The contract code each keyword is answered with; its status comes from the one error table
+ * (STATUS_BY_CODE, at the HTTP edge). RFC 7644 answers these keywords with 400, but the contract
  * answers a body value it refuses with 422 `validation_failed` on every SCIM write, so
- * `invalidValue` takes the contract's 422 (the RFC's keyword still tells SCIM clients why).
+ * `invalidValue` takes that code (the RFC's keyword still tells SCIM clients why).
  */
-export const SCIM_STATUS: Record<ScimType, number> = {
-  invalidFilter: 400,
-  tooMany: 400,
-  uniqueness: 409,
-  mutability: 400,
-  invalidSyntax: 400,
-  invalidPath: 400,
-  noTarget: 400,
-  invalidValue: 422,
+export const SCIM_CODE: Record<ScimType, ErrorCode> = {
+  invalidFilter: 'invalid_request',
+  tooMany: 'invalid_request',
+  uniqueness: 'invalid_request',
+  mutability: 'invalid_request',
+  invalidSyntax: 'invalid_request',
+  invalidPath: 'invalid_request',
+  noTarget: 'invalid_request',
+  invalidValue: 'validation_failed',
 };
 
-/** The contract code nearest to each status, for logs and for any renderer that ignores `status`. */
-const CODE_BY_STATUS: Record<number, ErrorCode> = { 400: 'invalid_request', 409: 'invalid_request', 422: 'validation_failed' };
-
 /**
- * A refusal in SCIM's terms: the RFC 7644 keyword and the status it is answered with. It is a
- * DomainError so everything that handles those still does; the SCIM edge renders `status` (the
- * contract's code table has no 409 for a taken name).
+ * A refusal in SCIM's terms: the RFC 7644 keyword and the contract code it is answered with. It
+ * is a DomainError, so the one exception filter renders it (RFC 7644's error schema on SCIM
+ * paths). `scimStatus` is set only where RFC 7644 names a status the code's is not: 409 for
+ * `uniqueness`, which the contract's table has no code for.
  */
 export class ScimError extends DomainError {
-  readonly status: number;
+  readonly scimStatus?: number;
 
   constructor(
     readonly scimType: ScimType,
     message: string,
   ) {
-    super(CODE_BY_STATUS[SCIM_STATUS[scimType]], message);
+    super(SCIM_CODE[scimType], message);
     this.name = 'ScimError';
-    this.status = SCIM_STATUS[scimType];
+    if (scimType === 'uniqueness') this.scimStatus = 409;
   }
 }
-
 export const invalidFilter = (detail: string) => new ScimError('invalidFilter', detail);
 export const invalidSyntax = (detail: string) => new ScimError('invalidSyntax', detail);
 export const invalidPath = (detail: string) => new ScimError('invalidPath', detail);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { EntityManager } from 'typeorm';
 import { DomainError, notFound, TransactionHost } from '@app/core';
-import { groupNameTaken, PG_UNIQUE_VIOLATION, pgCode } from '../groups/groups.errors';
+import { GroupNameTakenError, PG_UNIQUE_VIOLATION, pgCode } from '../groups/groups.errors';
 import { PeopleManagersService } from '../permissions/people-managers.service';
 import { GroupsService } from '../groups/groups.service';
 import { ScimCaller, ScimList, ScimPage } from './scim-caller';
@@ -150,9 +150,8 @@ export class ScimGroupsService {
 
   /** GroupsService answers a name race lost to a concurrent writer as 422; SCIM says 409 uniqueness. */
   private translateName(name: string) {
-    const taken = groupNameTaken().message;
     return (err: unknown): never => {
-      throw err instanceof DomainError && err.code === 'validation_failed' && err.message === taken ? nameTaken(name) : err;
+      throw err instanceof GroupNameTakenError ? nameTaken(name) : err;
     };
   }
 }

@@ -2,6 +2,9 @@ import { ScimError } from './scim-error';
 import { applyScimPatch, ScimJson, readOperations, readScimResource } from './scim-patch';
 import { GROUP_RESOURCE, SCIM_URN, USER_RESOURCE } from './scim-schemas';
 
+// The contract's status of the codes SCIM errors carry (the edge reads it from STATUS_BY_CODE; RFC 7644's 409 rides on scimStatus).
+const statusOf = (err: ScimError): number => err.scimStatus ?? ({ invalid_request: 400, validation_failed: 422 } as Record<string, number>)[err.code];
+
 const ENT = SCIM_URN.enterprise;
 const patch = (...Operations: unknown[]) => ({ schemas: [SCIM_URN.patchOp], Operations });
 const user = (): ScimJson => ({
@@ -18,7 +21,7 @@ const error = (fn: () => unknown) => {
     fn();
   } catch (err) {
     if (!(err instanceof ScimError)) throw err;
-    return { status: err.status, scimType: err.scimType };
+    return { status: statusOf(err), scimType: err.scimType };
   }
   throw new Error('no error');
 };

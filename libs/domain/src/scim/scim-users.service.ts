@@ -124,7 +124,7 @@ export class ScimUsersService {
       return;
     }
     if (renamed || retitled) {
-      await m.query(`UPDATE invitations SET name = $2, job_title = $3 WHERE id = $1`, [row.inv_id, renamed ? name : row.inv_name, next.title]);
+      await this.invitations.describe(m, row.inv_id as string, { name: renamed ? name : row.inv_name, jobTitle: next.title });
     }
     if (next.active !== undefined && next.active !== activeOf(row)) await this.setActive(m, caller, row, next);
   }

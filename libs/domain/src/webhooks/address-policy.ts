@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '@app/config';
+import { AppConfig, Cidr, inCidrs, parseCidr } from '@app/config';
 import * as ipaddr from 'ipaddr.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
-type Cidr = [Address, number];
 
 /**
  * What answers (refusals, test calls, the delivery log) say of a name that resolves where webhooks
@@ -55,16 +54,12 @@ export function embeddedIPv4(address: Address): ipaddr.IPv4 | null {
 export function parseCidrList(list: string[], setting = 'WEBHOOK_ALLOWED_PRIVATE_CIDRS'): Cidr[] {
   return list.map((entry) => {
     try {
-      if (entry.includes('/')) return ipaddr.parseCIDR(entry) as Cidr;
-      const a = ipaddr.parse(entry);
-      return [a, a.kind() === 'ipv4' ? 32 : 128] as Cidr;
+      return parseCidr(entry);
     } catch {
       throw new Error(`Invalid configuration:\n  ${setting}: "${entry}" is not an IPv4 or IPv6 CIDR`);
     }
   });
 }
-
-const inCidrs = (a: Address, cidrs: Cidr[]) => cidrs.some(([net, bits]) => net.kind() === a.kind() && a.match(net, bits));
 
 /**
  * Why `address` may not receive webhooks ("a private address", "an IPv6 form of 10.0.0.1, a

@@ -4,6 +4,7 @@ import { EVENT_SCOPES, EventName } from '@app/events';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Clock, isConnectionError, TransactionHost } from '@app/core';
+import { CURRENT_POLICY_VERSION_SQL, policyAccepted } from '../organisations/data-policy';
 import { MicroBatch } from './micro-batch';
 import { retryDelayMs } from './retry-timetable';
 import { GIVE_UP_REASONS, GiveUpReason } from './webhook-delivery.entity';
@@ -59,7 +60,7 @@ const READ = `
   SELECT d.id, d.event, d.occurred_at, d.data, d.is_test, d.state, d.series, d.attempts, d.next_attempt_at, d.webhook_id,
          w.url, w.secret, w.deleted_at AS webhook_deleted_at, w.switched_off_at,
          c.revoked_at AS connection_revoked_at, c.scopes, o.module_enabled, o.accepted_policy_version,
-         (SELECT COALESCE(max(version), 1) FROM integration_policy_versions) AS policy_version
+         ${CURRENT_POLICY_VERSION_SQL} AS policy_version
     FROM webhook_deliveries d
     JOIN webhooks w ON w.id = d.webhook_id
     JOIN connections c ON c.id = d.connection_id
@@ -117,7 +118,7 @@ export function giveUpReason(c: AttemptContext): GiveUpReason | null {
   if (c.switched_off_at && !c.is_test) return GIVE_UP_REASONS.webhookSwitchedOff;
   if (c.connection_revoked_at) return GIVE_UP_REASONS.connectionRevoked;
   if (!c.module_enabled) return GIVE_UP_REASONS.moduleOff;
-  if (c.accepted_policy_version === null || c.accepted_policy_version < c.policy_version) return GIVE_UP_REASONS.policyWithdrawn;
+  if (!policyAccepted(c.accepted_policy_version, c.policy_version)) return GIVE_UP_REASONS.policyWithdrawn;
   if (!c.scopes.includes(EVENT_SCOPES[c.event as EventName])) return GIVE_UP_REASONS.scopeMissing;
   return null;
 }

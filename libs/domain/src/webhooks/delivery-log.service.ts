@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, CursorCodec, cursorNotIssued, DEFAULT_PAGE_SIZE, isId, MAX_PAGE_SIZE, notFound, Page, PageRequest, TransactionHost, validationFailed } from '@app/core';
+import { Clock, CursorCodec, DEFAULT_PAGE_SIZE, isId, MAX_PAGE_SIZE, notFound, Page, PageRequest, paginateRows, TransactionHost, validationFailed } from '@app/core';
 import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { DELIVERY_COLUMNS, toAttempt, toDelivery } from './webhook-rows';
@@ -38,19 +38,14 @@ export class DeliveryLogService {
     ]);
     if (!hook) throw notFound('webhook');
     const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
-    const params: unknown[] = [webhookId, limit + 1];
-    let after = '';
-    if (page.cursor) {
-      const c = await this.cursors.decode(page.cursor);
-      if (!isDeliveryId(c.id)) throw cursorNotIssued();
-      params.push(c.createdAt.toISOString(), c.id);
-      after = 'AND (created_at, id) < ($3::timestamptz, $4::char(32))';
-    }
-    const rows: Array<Record<string, unknown>> = await this.tx.manager.query(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 ${after} ORDER BY created_at DESC, id DESC LIMIT $2`,
-      params,
-    );
-    const deliveries = rows.slice(0, limit).map(toDelivery);
+    const { items: deliveries, nextCursor } = await paginateRows(this.tx.manager, { ...page, limit }, this.cursors, {
+      sql: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1`,
+      params: [webhookId],
+      idType: 'char(32)',
+      isId: isDeliveryId,
+      toItem: toDelivery,
+      position: (d) => ({ createdAt: d.createdAt, id: d.id }),
+    });
     const attempts: Array<Record<string, unknown>> = deliveries.length
       ? await this.tx.manager.query(`SELECT * FROM webhook_delivery_attempts WHERE delivery_id = ANY ($1::char(32)[]) ORDER BY id`, [
           deliveries.map((d) => d.id),
@@ -58,9 +53,7 @@ export class DeliveryLogService {
       : [];
     const byDelivery = new Map<string, WebhookDeliveryAttemptEntity[]>();
     for (const a of attempts.map(toAttempt)) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
-    const items = deliveries.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] }));
-    const last = deliveries[deliveries.length - 1];
-    return { items, nextCursor: rows.length > limit && last ? await this.cursors.encode({ createdAt: last.createdAt, id: last.id }) : null };
+    return { items: deliveries.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] })), nextCursor };
   }
 
   /** One delivery with its attempts. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EVENT_SCOPES, EventName } from '@app/events';
+import { EVENT_SCOPES, SUBSCRIBABLE_EVENTS } from '@app/events';
 import { Clock, TransactionHost } from '@app/core';
 
 /** Outbox rows taken per statement. */
@@ -11,8 +11,6 @@ export interface RelayResult {
   /** Deliveries made, each to be queued for its first attempt. */
   deliveryIds: string[];
 }
-
-const SUBSCRIBABLE = (Object.keys(EVENT_SCOPES) as EventName[]).filter((e) => e !== 'webhook.test');
 
 /**
  * Outbox → deliveries. One statement takes the oldest unrelayed rows (FOR UPDATE SKIP LOCKED,
@@ -52,7 +50,7 @@ export class OutboxRelayService {
          RETURNING id
        )
        SELECT (SELECT count(*)::int FROM marked) AS events, COALESCE((SELECT array_agg(id) FROM made), '{}') AS ids`,
-      [limit, now, SUBSCRIBABLE, SUBSCRIBABLE.map((e) => EVENT_SCOPES[e])],
+      [limit, now, SUBSCRIBABLE_EVENTS, SUBSCRIBABLE_EVENTS.map((e) => EVENT_SCOPES[e])],
     );
     return { events: row.events as number, deliveryIds: (row.ids as string[]).map((id) => id.trim()) };
   }

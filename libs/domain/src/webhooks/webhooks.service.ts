@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EVENT_SCOPES, EventName, SUBSCRIBABLE_EVENTS } from '@app/events';
 import { randomBytes } from 'node:crypto';
-import { Clock, CursorCodec, cursorNotIssued, DEFAULT_PAGE_SIZE, isId, notFound, Page, PageRequest, TransactionHost, validationFailed } from '@app/core';
+import { Clock, CursorCodec, isId, notFound, Page, PageRequest, paginateRows, TransactionHost, validationFailed } from '@app/core';
 import { AddressPolicy, NOT_PUBLIC } from './address-policy';
 import { HostResolver } from './host-resolver';
 import { GIVE_UP_REASONS } from './webhook-delivery.entity';
@@ -61,23 +61,14 @@ export class WebhooksService {
 
   /** The connection's webhooks, newest first. */
   async list(connectionId: string, page: PageRequest): Promise<Page<WebhookEntity>> {
-    const limit = page.limit ?? DEFAULT_PAGE_SIZE;
-    const params: unknown[] = [connectionId, limit + 1];
-    let after = '';
-    if (page.cursor) {
-      const c = await this.cursors.decode(page.cursor);
-      if (!isId(c.id)) throw cursorNotIssued();
-      params.push(c.createdAt.toISOString(), c.id);
-      after = 'AND (created_at, id) < ($3::timestamptz, $4::bigint)';
-    }
-    const rows: Array<Record<string, unknown>> = await this.tx.manager.query(
-      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE connection_id = $1 AND deleted_at IS NULL ${after}
-        ORDER BY created_at DESC, id DESC LIMIT $2`,
-      params,
-    );
-    const items = rows.slice(0, limit).map(toWebhook);
-    const last = items[items.length - 1];
-    return { items, nextCursor: rows.length > limit && last ? await this.cursors.encode({ createdAt: last.createdAt, id: last.id }) : null };
+    return paginateRows(this.tx.manager, page, this.cursors, {
+      sql: `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE connection_id = $1 AND deleted_at IS NULL`,
+      params: [connectionId],
+      idType: 'bigint',
+      isId,
+      toItem: toWebhook,
+      position: (w) => ({ createdAt: w.createdAt, id: w.id }),
+    });
   }
 
   /** A webhook of this connection (another connection's, or a removed one, is not found). */

@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ID_SCHEMA_PATTERN } from '../../common/id-docs';
 
 /** A case: opened by a calling system under its own reference; conversations happen in it. */
 export class CaseDto {
-  @ApiProperty({ example: '42', pattern: '^[0-9]+$' })
+  @ApiProperty({ example: '42', pattern: ID_SCHEMA_PATTERN })
   id: string;
 
   @ApiProperty({ example: 'CRM-2026-00017', description: "The calling system's own reference, unique in the organisation, as sent." })
@@ -11,7 +12,7 @@ export class CaseDto {
   @ApiProperty({ type: 'string', nullable: true, example: 'Housing benefit appointment' })
   title: string | null;
 
-  @ApiProperty({ type: 'string', nullable: true, pattern: '^[0-9]+$', example: '7', description: 'The group that holds the case, if any.' })
+  @ApiProperty({ type: 'string', nullable: true, pattern: ID_SCHEMA_PATTERN, example: '7', description: 'The group that holds the case, if any.' })
   group_id: string | null;
 
   @ApiProperty({ enum: ['open', 'closed'], description: 'A closed case takes no new conversations. Cases are closed by the platform.' })
@@ -29,7 +30,7 @@ export class CaseDto {
 
 /** The address in the platform's member app where a signed-in member starts a conversation in the case. */
 export class CaseUrlDto {
-  @ApiProperty({ example: '42', pattern: '^[0-9]+$' })
+  @ApiProperty({ example: '42', pattern: ID_SCHEMA_PATTERN })
   case_id: string;
 
   @ApiProperty({

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { ID_PATTERN } from '@app/core';
 import { CASE_TITLE_MAX, EXTERNAL_REF_MAX } from '@app/domain';
 import { NOT_BLANK } from '../../common/api-docs';
+import { ID_SCHEMA_PATTERN, IsIdOf } from '../../common/id-docs';
 
 /** CaseCreate: the same `external_ref` again answers the existing case. */
 export class CreateCaseDto {
@@ -28,12 +28,11 @@ export class CreateCaseDto {
   @ApiPropertyOptional({
     type: 'string',
     nullable: true,
-    pattern: '^[0-9]+$',
+    pattern: ID_SCHEMA_PATTERN,
     example: '7',
     description: 'A group of this organisation to hold the case (422 validation_failed naming group_id otherwise).',
   })
   @IsOptional()
-  @IsString()
-  @Matches(ID_PATTERN, { message: 'group_id must be a group id (a string of digits)' })
+  @IsIdOf('group_id', 'group')
   group_id?: string | null;
 }

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ID_SCHEMA_PATTERN } from '../../common/id-docs';
 
 const HEX_ID = '^[0-9a-f]{32}$';
 const LANGUAGE = { pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', description: 'BCP 47 language tag.' } as const;
@@ -8,7 +9,7 @@ export class ConversationDto {
   @ApiProperty({ pattern: HEX_ID, example: '6f1c0e8a4b2d4f7e9a0b1c2d3e4f5a6b', description: '32 lowercase hex characters.' })
   id: string;
 
-  @ApiProperty({ pattern: '^[0-9]+$', example: '42', description: 'The case it took place in.' })
+  @ApiProperty({ pattern: ID_SCHEMA_PATTERN, example: '42', description: 'The case it took place in.' })
   case_id: string;
 
   @ApiProperty({ ...LANGUAGE, example: 'en' })
@@ -61,7 +62,7 @@ export class TurnDto {
 
 /** A fact recorded in a conversation, e.g. a date of birth or an appointment. */
 export class FactDto {
-  @ApiProperty({ pattern: '^[0-9]+$', example: '311' })
+  @ApiProperty({ pattern: ID_SCHEMA_PATTERN, example: '311' })
   id: string;
 
   @ApiProperty({ example: 'Date of birth' })

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { ID_PATTERN } from '@app/core';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { TEXT_INPUT_FORMATS, type TextInputFormat } from '@app/domain';
 import { NOT_BLANK } from '../../common/api-docs';
+import { ID_SCHEMA_PATTERN, IsIdOf } from '../../common/id-docs';
 
 const CASE_DOC = 'The case to send the document in: an open case of this organisation (422 `validation_failed` naming `case_id` otherwise).';
 const TARGET_DOC = 'BCP 47 tag of the language to translate into, e.g. `es`, `pt-BR`, `zh-Hant`; it must be a supported language (see the API description).';
@@ -11,9 +11,8 @@ const SOURCE_DOC =
 
 /** The fields shared by both request shapes. */
 class DocumentCreateFields {
-  @ApiProperty({ pattern: '^[0-9]+$', example: '42', description: CASE_DOC })
-  @IsString()
-  @Matches(ID_PATTERN, { message: 'case_id must be a case id (a string of digits)' })
+  @ApiProperty({ pattern: ID_SCHEMA_PATTERN, example: '42', description: CASE_DOC })
+  @IsIdOf('case_id', 'case')
   case_id: string;
 
   @ApiProperty({ maxLength: 35, example: 'es', description: TARGET_DOC })

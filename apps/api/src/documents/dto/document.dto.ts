@@ -1,5 +1,6 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { DOCUMENT_FORMATS, DOCUMENT_STATES, type DocumentFormat, type DocumentState } from '@app/domain';
+import { ID_SCHEMA_PATTERN } from '../../common/id-docs';
 
 /** The translation of a document, inline, in the format of the original. */
 export class DocumentTranslationDto {
@@ -30,10 +31,10 @@ export class DocumentTranslationDto {
  * (or failed, with `failure_reason`); `translation` is set once translated.
  */
 export class DocumentDto {
-  @ApiProperty({ example: '31', pattern: '^[0-9]+$' })
+  @ApiProperty({ example: '31', pattern: ID_SCHEMA_PATTERN })
   id: string;
 
-  @ApiProperty({ example: '42', pattern: '^[0-9]+$', description: 'The case the document was sent in.' })
+  @ApiProperty({ example: '42', pattern: ID_SCHEMA_PATTERN, description: 'The case the document was sent in.' })
   case_id: string;
 
   @ApiProperty({ type: 'string', nullable: true, example: 'letter.docx', description: 'The file\'s name as sent (base name only); null for text sent as JSON.' })

@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ID_SCHEMA_PATTERN } from '../../common/id-docs';
 
 /** A group of the organisation: a name and the permission codes its members hold. */
 export class GroupDto {
-  @ApiProperty({ example: '12', pattern: '^[0-9]+$' })
+  @ApiProperty({ example: '12', pattern: ID_SCHEMA_PATTERN })
   id: string;
 
   @ApiProperty({ example: 'Interpreters', minLength: 1, maxLength: 100, description: 'Unique in the organisation, ignoring case.' })

@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { SCOPES } from '@app/core';
+import { ID_SCHEMA_PATTERN } from '../../common/id-docs';
 
 export class MeOrganisationDto {
-  @ApiProperty({ example: '1', pattern: '^[0-9]+$' })
+  @ApiProperty({ example: '1', pattern: ID_SCHEMA_PATTERN })
   id: string;
 
   @ApiProperty({ example: 'Northwind Health' })
@@ -10,7 +11,7 @@ export class MeOrganisationDto {
 }
 
 export class MeKeyDto {
-  @ApiProperty({ example: '3', pattern: '^[0-9]+$', description: 'Id of the key this call was made with.' })
+  @ApiProperty({ example: '3', pattern: ID_SCHEMA_PATTERN, description: 'Id of the key this call was made with.' })
   id: string;
 
   @ApiProperty({ example: '9f2c', description: 'Last four characters, to tell keys apart. The key itself is never answered.' })
@@ -19,7 +20,7 @@ export class MeKeyDto {
 
 /** The connection the key belongs to. */
 export class MeDto {
-  @ApiProperty({ example: '2', pattern: '^[0-9]+$', description: 'Id of the connection.' })
+  @ApiProperty({ example: '2', pattern: ID_SCHEMA_PATTERN, description: 'Id of the connection.' })
   id: string;
 
   @ApiProperty({ example: 'Case management system' })

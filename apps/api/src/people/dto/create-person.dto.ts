@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { ID_PATTERN } from '@app/core';
 import { EMAIL_PATTERN } from '@app/domain';
 import { NOT_BLANK } from '../../common/api-docs';
+import { ID_SCHEMA_PATTERN, IsIdOf } from '../../common/id-docs';
 
 /** PersonCreate: adds a person by address (see the operation for the rule). */
 export class CreatePersonDto {
@@ -33,12 +33,11 @@ export class CreatePersonDto {
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    pattern: '^[0-9]+$',
+    pattern: ID_SCHEMA_PATTERN,
     example: '7',
     description: 'A group of this organisation (else 422); a group carrying a permission the API cannot grant answers 403 permission_not_grantable.',
   })
   @IsOptional()
-  @IsString()
-  @Matches(ID_PATTERN, { message: 'group_id must be a group id (a string of digits)' })
+  @IsIdOf('group_id', 'group')
   group_id?: string | null;
 }

@@ -1,10 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ID_SCHEMA_PATTERN } from '../../common/id-docs';
 
 export const INVITATION_STATUSES = ['pending', 'expired', 'accepted', 'withdrawn'] as const;
 
 /** An invitation to join the organisation, sent by email with an accept link. */
 export class InvitationDto {
-  @ApiProperty({ example: '15', pattern: '^[0-9]+$' })
+  @ApiProperty({ example: '15', pattern: ID_SCHEMA_PATTERN })
   id: string;
 
   @ApiProperty({ example: 'sam.okafor@partner.example' })
@@ -16,7 +17,7 @@ export class InvitationDto {
   @ApiProperty({ type: String, nullable: true, example: 'Interpreter coordinator' })
   job_title: string | null;
 
-  @ApiProperty({ type: String, nullable: true, pattern: '^[0-9]+$', example: '7', description: 'The group the person joins on accepting.' })
+  @ApiProperty({ type: String, nullable: true, pattern: ID_SCHEMA_PATTERN, example: '7', description: 'The group the person joins on accepting.' })
   group_id: string | null;
 
   @ApiProperty({

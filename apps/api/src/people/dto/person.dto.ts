@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ID_SCHEMA_PATTERN } from '../../common/id-docs';
 
 /** A member of the organisation (an account in it). */
 export class PersonDto {
-  @ApiProperty({ example: '42', pattern: '^[0-9]+$' })
+  @ApiProperty({ example: '42', pattern: ID_SCHEMA_PATTERN })
   id: string;
 
   @ApiProperty({ example: 'ana.lopez@example.org', description: 'The address of the account; one account per address platform-wide.' })
@@ -17,7 +18,7 @@ export class PersonDto {
   @ApiProperty({
     type: String,
     nullable: true,
-    pattern: '^[0-9]+$',
+    pattern: ID_SCHEMA_PATTERN,
     example: '7',
     description: "The person's group: a person is in at most one group, and a group's members are the people whose group_id is the group. Null: in no group.",
   })

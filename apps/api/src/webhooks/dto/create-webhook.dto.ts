@@ -1,11 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { WEBHOOK_URL_PATTERN } from '@app/domain';
-import { SUBSCRIBABLE_EVENTS } from '@app/events';
+import { WEBHOOK_URL_MAX_LENGTH, WEBHOOK_URL_PATTERN } from '@app/domain';
+import { EVENT_SCOPES, SUBSCRIBABLE_EVENTS } from '@app/events';
 import { ArrayMaxSize, IsArray, IsString, MaxLength } from 'class-validator';
 
 export class CreateWebhookDto {
   @ApiProperty({
-    maxLength: 2048,
+    maxLength: WEBHOOK_URL_MAX_LENGTH,
     pattern: WEBHOOK_URL_PATTERN,
     example: 'https://hooks.example.com/interpreting',
     description:
@@ -15,7 +15,7 @@ export class CreateWebhookDto {
       'A refusal (like a test-call or delivery error) says the name resolves to an address that is not public, never which address.',
   })
   @IsString()
-  @MaxLength(2048)
+  @MaxLength(WEBHOOK_URL_MAX_LENGTH)
   url: string;
 
   @ApiProperty({
@@ -26,9 +26,8 @@ export class CreateWebhookDto {
     maxItems: 20,
     example: ['conversation.ended', 'summary.ready'],
     description:
-      'At least one event. Each needs a scope the connection holds (`conversation.ended`: conversations:read, `summary.ready`: ' +
-      'summaries:read, `document.translated`: documents:read, `user.joined`: users:read); otherwise 422 `validation_failed` naming ' +
-      'the scope. `webhook.test` cannot be subscribed to.',
+      `At least one event. Each needs a scope the connection holds (${SUBSCRIBABLE_EVENTS.map((e) => `\`${e}\`: ${EVENT_SCOPES[e]}`).join(', ')}); ` +
+      'otherwise 422 `validation_failed` naming the scope. `webhook.test` cannot be subscribed to.',
   })
   @IsArray()
   @ArrayMaxSize(20)

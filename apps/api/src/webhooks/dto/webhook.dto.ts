@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { SUBSCRIBABLE_EVENTS } from '@app/events';
+import { ID_SCHEMA_PATTERN } from '../../common/id-docs';
 
 /** A webhook as the read and list answers show it (never its secret). */
 export class WebhookDto {
-  @ApiProperty({ example: '31', pattern: '^[0-9]+$' })
+  @ApiProperty({ example: '31', pattern: ID_SCHEMA_PATTERN })
   id: string;
 
   @ApiProperty({ example: 'https://hooks.example.com/interpreting', description: 'https, port 443, a public address.' })
