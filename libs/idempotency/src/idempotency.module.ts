@@ -1,14 +1,15 @@
 import { Global, Module } from '@nestjs/common';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
-import { IdempotencyStore } from './idempotency.store';
+import { IdempotencyStoreModule } from './idempotency-store.module';
 
 /**
- * Provides the store and the interceptor to every module; `@Idempotent()` binds the interceptor
- * to the handlers it marks, so calls that take no Idempotency-Key pay nothing for it.
+ * The api's part: the interceptor, over the store. `@Idempotent()` binds the interceptor to the
+ * handlers it marks, so calls that take no Idempotency-Key pay nothing for it.
  */
 @Global()
 @Module({
-  providers: [IdempotencyStore, IdempotencyInterceptor],
-  exports: [IdempotencyStore, IdempotencyInterceptor],
+  imports: [IdempotencyStoreModule],
+  providers: [IdempotencyInterceptor],
+  exports: [IdempotencyStoreModule, IdempotencyInterceptor],
 })
 export class IdempotencyModule {}
