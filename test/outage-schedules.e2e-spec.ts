@@ -22,7 +22,6 @@ const EXPECTED: Record<string, string[]> = {
     MAINTENANCE_JOBS.sweepIdempotencyKeys,
     MAINTENANCE_JOBS.sweepDeliveries,
     MAINTENANCE_JOBS.switchOffFailingWebhooks,
-    MAINTENANCE_JOBS.relayOutbox,
   ].sort(),
   [QUEUES.translations]: [TRANSLATION_JOBS.requeueStale],
 };

@@ -12,7 +12,6 @@ export const QUEUES = {
 /** Job names of the maintenance queue (scheduled by the worker). */
 export const MAINTENANCE_JOBS = {
   sweepIdempotencyKeys: 'sweep-idempotency-keys',
-  relayOutbox: 'relay-outbox',
   sweepDeliveries: 'sweep-deliveries',
   switchOffFailingWebhooks: 'switch-off-failing-webhooks',
 } as const;

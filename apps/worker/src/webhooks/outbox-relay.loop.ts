@@ -18,7 +18,10 @@ export const RECOVERY_GRACE_MS = 30_000;
  * event's transaction commits), drains the outbox batch by batch, queues the first attempts,
  * and polls every second in case a notification was missed. Every replica runs it; row locks
  * (SKIP LOCKED) keep them from relaying one row twice. It also queues resends (notified by the
- * service that made them) and, every 30 seconds, re-queues deliveries whose job was lost.
+ * service that made them) and, every 30 seconds, re-queues deliveries whose job was lost. This is
+ * the one recovery trigger (a scheduled watchdog job did the same every minute until issue 12): it
+ * runs on Postgres time in every replica, so it does not wait for Redis to hold its schedules
+ * again after losing them — which is exactly when jobs are lost.
  */
 @Injectable()
 export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
