@@ -2,10 +2,9 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { AppConfig } from '@app/config';
 import { NotifiedLoop } from '../common/notified-loop';
 import { DeliveryQueues } from './delivery-queues';
-import { DELIVERIES_CHANNEL, DeliveryRecovery, OutboxRelay, RELAY_BATCH_SIZE } from '@app/domain';
+import { CHANNELS } from '@app/database';
+import { DeliveryRecovery, OutboxRelay, RELAY_BATCH_SIZE } from '@app/domain';
 
-/** The trigger on outbox_events notifies this channel on every insert (see the Webhooks migration). */
-export const OUTBOX_CHANNEL = 'outbox_events';
 /** Without a notification (missed while reconnecting, another database client), the loop still looks this often. */
 export const RELAY_POLL_MS = 1000;
 /** How often the loop looks for pending deliveries whose job was lost, and how overdue they must be. */
@@ -39,11 +38,11 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     this.loop = new NotifiedLoop({
       name: 'relay',
       databaseUrl: config.databaseUrl,
-      channels: [OUTBOX_CHANNEL, DELIVERIES_CHANNEL],
+      channels: [CHANNELS.outboxEvents, CHANNELS.deliveries],
       pollMs: RELAY_POLL_MS,
       pass: () => this.tick(),
       onNotification: (n) => {
-        if (n.channel === DELIVERIES_CHANNEL && n.payload) this.resent.add(n.payload);
+        if (n.channel === CHANNELS.deliveries && n.payload) this.resent.add(n.payload);
       },
       logger: this.logger,
     });

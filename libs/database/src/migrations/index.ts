@@ -9,6 +9,8 @@ import { ScimAttributes1764020000000 } from './1764020000000-ScimAttributes';
 import { ScimGroupClaims1764020100000 } from './1764020100000-ScimGroupClaims';
 import { IdempotencyClaims1764030000000 } from './1764030000000-IdempotencyClaims';
 
+export { CHANNELS } from './channels';
+
 /** Listed explicitly (not globbed) so the same list works from dist/, jest and the CLI. */
 export const MIGRATIONS = [
   Foundation1763750000000,

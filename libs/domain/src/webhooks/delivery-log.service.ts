@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CHANNELS } from '@app/database';
 import { Clock } from '../common/clock';
 import { cursorNotIssued } from '../common/cursor';
 import { CursorCodec } from '../common/cursor-codec';
@@ -9,9 +10,6 @@ import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity'
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { DELIVERY_COLUMNS, toAttempt, toDelivery } from './webhook-rows';
 import { isId } from '../common/ids';
-
-/** The channel the worker listens on for deliveries to queue now (resends). */
-export const DELIVERIES_CHANNEL = 'webhook_deliveries';
 
 export interface LoggedDelivery {
   delivery: WebhookDeliveryEntity;
@@ -105,7 +103,7 @@ export class DeliveryLog {
       );
       if (!rows[0]) throw validationFailed('delivery', 'is still being attempted; resend it once it is delivered, failed or given up');
       // Delivered on commit: a worker queues the first attempt at once (or its recovery sweep does later).
-      await m.query(`SELECT pg_notify($1, $2)`, [DELIVERIES_CHANNEL, deliveryId]);
+      await m.query(`SELECT pg_notify($1, $2)`, [CHANNELS.deliveries, deliveryId]);
       return toDelivery(rows[0]);
     });
   }
