@@ -1,5 +1,5 @@
 import { SCOPES } from '@app/domain';
-import { QUEUES } from '@app/queue';
+import { QUEUES, TRANSLATION_JOBS } from '@app/queue';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import JSZip from 'jszip';
@@ -16,7 +16,7 @@ import { DocumentsHarness, openCase, settled, startDocuments, translatedEvents }
 import { EngineStandIn } from './support/engine-stand-in';
 import { OpenApiChecker } from './support/openapi-check';
 import { TranslationProcessor } from '../apps/worker/src/documents/translation.processor';
-import { ABANDONED_REASON, DocumentTranslator, TRANSLATION_JOBS } from '@app/domain';
+import { ABANDONED_REASON, DocumentTranslator } from '@app/domain';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 const MAX_FILE = 200_000;

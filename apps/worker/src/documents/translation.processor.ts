@@ -1,10 +1,10 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { QUEUES, TranslationJob, superviseWorker } from '@app/queue';
+import { QUEUES, TRANSLATION_JOBS, TranslationJob, superviseWorker } from '@app/queue';
 import { Job, UnrecoverableError } from 'bullmq';
 // Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
-import { DocumentTranslator, TRANSLATION_JOBS, TranslationOutcome } from '@app/domain';
+import { DocumentTranslator, TranslationOutcome } from '@app/domain';
 
 /**
  * Translations queue: one job per document (retried with exponential backoff while the engine
