@@ -15,7 +15,7 @@ import { buildDocx, DOCX_TEXT_PARTS, runTexts, withoutText } from './support/doc
 import { DocumentsHarness, openCase, settled, startDocuments, translatedEvents } from './support/documents-harness';
 import { EngineStandIn } from './support/engine-stand-in';
 import { OpenApiChecker } from './support/openapi-check';
-import { TranslationProcessor } from '../apps/worker/src/documents/translation.processor';
+import { TranslationProcessor } from '../apps/worker/src/processors/translation.processor';
 import { ABANDONED_REASON, DocumentTranslator } from '@app/domain';
 
 type Res = { status: number; body: any; headers: Record<string, string> };

@@ -4,7 +4,7 @@ import { QUEUES } from '@app/queue';
 // Until libs/domain/src/index.ts exports the documents folder: then '@app/domain'.
 import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
 import { DocumentIntakeLoop } from './document-intake.loop';
-import { TranslationProcessor } from './translation.processor';
+import { TranslationProcessor } from '../processors/translation.processor';
 
 /** The worker's side of documents: the intake of accepted documents into the translations queue and its processor (the lost-job sweep is scheduled by ScheduleKeeper). */
 @Module({})
