@@ -125,7 +125,8 @@ export const Idempotent = (options: IdempotentOptions = {}) =>
       description:
         'Makes a retry safe: 1 to 255 visible ASCII characters, scoped to the connection, remembered for 24 hours. ' +
         'The same key with the same request answers the first answer again (Idempotent-Replayed: true); ' +
-        'while the first is in progress, 409 idempotency_key_in_use; with another request, 422 idempotency_key_reused.',
+        'while the first is in progress, 409 idempotency_key_in_use; with another request, 422 idempotency_key_reused. ' +
+        'An error answer is not stored (the key may be used again); a request cut off before answering frees its key within 60 seconds.',
       schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x21-\\x7E]+$' },
     }),
   );
