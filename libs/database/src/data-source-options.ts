@@ -1,5 +1,6 @@
 import { AppConfig } from '@app/config';
-import { ENTITIES } from '@app/domain';
+// The entity list alone, not the domain's barrel: the domain imports this lib (NOTIFY channels).
+import { ENTITIES } from '../../domain/src/entities';
 import { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from './migrations';
 import { NestTypeOrmLogger } from './typeorm-logger';
