@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { WebhookTls } from '@app/domain';
+import { HostResolver, WebhookTls } from '@app/domain';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 import { Res, webhookKit } from './support/webhook-kit';
@@ -90,6 +90,31 @@ describe('Idempotency-Key calls hold no database connection through network I/O'
     const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ANY ($1::bigint[])`, [hooks.map((h) => h.id)]);
     expect(n).toBe(20);
   }, 60_000);
+
+  it('12 concurrent creations with keys whose host takes 3 s to resolve; reads answer fast meanwhile', async () => {
+    const owners = [await makeTenant(api.app), await makeTenant(api.app)];
+    const reader = await makeTenant(api.app);
+    const resolver = api.app.get(HostResolver);
+    const slowHost = `slow-${rand()}.example.com`;
+    jest.spyOn(resolver, 'resolve').mockImplementation(async () => {
+      await new Promise((r) => setTimeout(r, 3000));
+      return [{ address: '127.0.0.1', family: 4 }];
+    });
+    try {
+      const creations = Array.from({ length: 12 }, (_, i) =>
+        call(owners[i % 2], 'post', '/v1/webhooks', { url: `https://${slowHost}/h${i}`, events: ['conversation.ended'] }, `create-${rand()}`).then((r) => r),
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      for (const read of [() => call(reader, 'get', '/v1/me'), () => call(reader, 'get', '/v1/webhooks')]) {
+        const t0 = Date.now();
+        const res = await read();
+        expect({ status: res.status, fast: Date.now() - t0 < 1000 }).toEqual({ status: 200, fast: true });
+      }
+      for (const res of await Promise.all(creations)) expect(res.status).toBe(201);
+    } finally {
+      jest.restoreAllMocks();
+    }
+  }, 30_000);
 
   it('a key used while its first test call is in flight with another request answers 409, and a failed call leaves the key free', async () => {
     const t = await makeTenant(api.app);
