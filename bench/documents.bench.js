@@ -77,7 +77,7 @@ async function main() {
   const { AppConfig } = req('libs/config/src');
   const { dataSourceOptions } = req('libs/database/src');
   const { WorkerModule } = req('apps/worker/src/worker.module');
-  const { TranslationProcessor } = req('apps/worker/src/documents/translation.processor');
+  const { TranslationProcessor } = req('apps/worker/src/processors/translation.processor');
   const { LibreTranslateEngine, TRANSLATION_JOBS, TranslationQueue } = req('libs/domain/src/documents');
 
   const port = await startStandIn();

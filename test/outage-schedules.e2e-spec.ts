@@ -2,8 +2,7 @@ import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppConfig } from '@app/config';
-import { TRANSLATION_JOBS } from '@app/domain';
-import { bullConnection, MAINTENANCE_JOBS, QUEUES } from '@app/queue';
+import { bullConnection, MAINTENANCE_JOBS, QUEUES, TRANSLATION_JOBS } from '@app/queue';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Logger } from 'nestjs-pino';
@@ -22,7 +21,6 @@ const EXPECTED: Record<string, string[]> = {
     MAINTENANCE_JOBS.sweepIdempotencyKeys,
     MAINTENANCE_JOBS.sweepDeliveries,
     MAINTENANCE_JOBS.switchOffFailingWebhooks,
-    MAINTENANCE_JOBS.relayOutbox,
   ].sort(),
   [QUEUES.translations]: [TRANSLATION_JOBS.requeueStale],
 };

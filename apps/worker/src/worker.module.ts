@@ -3,7 +3,7 @@ import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { CoreModule } from '@app/core';
 import { DomainModule, ENTITIES } from '@app/domain';
-import { IdempotencyStore } from '@app/idempotency';
+import { IdempotencyStoreModule } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
 import { QueueModule, QueuesModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
@@ -32,9 +32,10 @@ export class WorkerModule {
         QueuesModule,
         WebhooksWorkerModule,
         DocumentsWorkerModule.forRoot(),
+        // The store only (its hourly sweep): the interceptor is the api's.
+        IdempotencyStoreModule,
       ],
-      // IdempotencyStore directly: IdempotencyModule would also install its HTTP interceptor.
-      providers: [IdempotencyStore, MaintenanceProcessor, ScheduleKeeper, HealthServer],
+      providers: [MaintenanceProcessor, ScheduleKeeper, HealthServer],
     };
   }
 }

@@ -1,7 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '@app/config';
+import { DataSource } from 'typeorm';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { dataSourceOptions, EntityList } from './data-source-options';
+import { migrateLocked } from './migrate';
 
 @Module({})
 export class DatabaseModule {
@@ -22,6 +25,20 @@ export class DatabaseModule {
             retryAttempts: 3,
             retryDelay: 1000,
           }),
+          // `migrationsRun` is done here, not by TypeORM (which takes no lock): through the CLI's
+          // locked function, so replicas starting together migrate one after the other. The data
+          // source is handed out only once migrated, as TypeORM's own would be.
+          dataSourceFactory: async (options) => {
+            const { migrationsRun, ...rest } = options as PostgresConnectionOptions;
+            const ds = await new DataSource({ ...rest, migrationsRun: false }).initialize();
+            try {
+              if (migrationsRun) await migrateLocked(ds, rest.url!);
+              return ds;
+            } catch (err) {
+              await ds.destroy(); // TypeOrmModule tries again with a new one
+              throw err;
+            }
+          },
         }),
       ],
     };

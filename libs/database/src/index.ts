@@ -1,3 +1,4 @@
 export * from './data-source-options';
 export * from './database.module';
+export * from './migrate';
 export * from './migrations';

@@ -20,9 +20,15 @@ export const SCHEDULES: readonly Schedule[] = [
   { queue: QUEUES.maintenance, job: MAINTENANCE_JOBS.sweepIdempotencyKeys, every: 60 * MINUTE_MS },
   { queue: QUEUES.maintenance, job: MAINTENANCE_JOBS.sweepDeliveries, every: 24 * 60 * MINUTE_MS },
   { queue: QUEUES.maintenance, job: MAINTENANCE_JOBS.switchOffFailingWebhooks, every: 5 * MINUTE_MS },
-  { queue: QUEUES.maintenance, job: MAINTENANCE_JOBS.relayOutbox, every: MINUTE_MS },
   { queue: QUEUES.translations, job: TRANSLATION_JOBS.requeueStale, every: MINUTE_MS },
 ];
+
+/**
+ * Schedules an earlier version made and this one no longer has, removed at start so Redis does
+ * not keep running a job nothing handles: `relay-outbox` was the relay's watchdog, whose lost-job
+ * recovery the relay loop now triggers alone (issue 12).
+ */
+export const RETIRED_SCHEDULES: ReadonlyArray<{ queue: Schedule['queue']; job: string }> = [{ queue: QUEUES.maintenance, job: 'relay-outbox' }];
 
 /**
  * Upserts the schedules (all of them, or with `onlyMissing` those Redis does not know), by fixed
@@ -31,6 +37,7 @@ export const SCHEDULES: readonly Schedule[] = [
  */
 export async function upsertSchedules(queueOf: (name: Schedule['queue']) => Queue, onlyMissing = false): Promise<string[]> {
   const done: string[] = [];
+  if (!onlyMissing) for (const r of RETIRED_SCHEDULES) await queueOf(r.queue).removeJobScheduler(r.job);
   for (const s of SCHEDULES) {
     const queue = queueOf(s.queue);
     if (onlyMissing && (await queue.getJobScheduler(s.job))) continue;

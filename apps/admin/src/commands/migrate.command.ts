@@ -1,7 +1,7 @@
 import { AppConfig } from '@app/config';
-import { dataSourceOptions } from '@app/database';
+import { dataSourceOptions, migrateLocked } from '@app/database';
 import { Client } from 'pg';
-import { DataSource, MigrationExecutor } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Command } from './command';
 
 const DUPLICATE_DATABASE = '42P04';
@@ -41,28 +41,11 @@ export async function ensureDatabase(url: string): Promise<string | null> {
   }
 }
 
-/** Holds a session advisory lock while `fn` runs, so two migrate runs never interleave. */
-async function withMigrationLock<T>(url: string, fn: () => Promise<T>): Promise<T> {
-  const lock = new Client({ connectionString: url, application_name: 'admin-migrate-lock' });
-  await lock.connect();
-  try {
-    await lock.query(`SELECT pg_advisory_lock(hashtext('integrations:migrations'))`);
-    return await fn();
-  } finally {
-    await lock.end(); // ending the session releases the lock
-  }
-}
-
 async function migrate(config: AppConfig, revert: boolean): Promise<string[]> {
   const ds = new DataSource(dataSourceOptions(config, 'admin-migrate'));
   await ds.initialize();
   try {
-    if (!revert) return (await ds.runMigrations()).map((m) => m.name);
-    const executor = new MigrationExecutor(ds);
-    const before = await executor.getExecutedMigrations();
-    await ds.undoLastMigration();
-    const after = new Set((await executor.getExecutedMigrations()).map((m) => m.name));
-    return before.filter((m) => !after.has(m.name)).map((m) => m.name);
+    return await migrateLocked(ds, config.databaseUrl, revert);
   } finally {
     await ds.destroy();
   }
@@ -79,7 +62,7 @@ export const MIGRATE_COMMANDS: Command[] = [
     async run({ args, config }) {
       const revert = args.has('revert');
       const created = await ensureDatabase(config.databaseUrl);
-      const names = await withMigrationLock(config.databaseUrl, () => migrate(config, revert));
+      const names = await migrate(config, revert);
       const verb = revert ? 'reverted' : 'applied';
       return {
         json: revert ? { reverted: names } : { applied: names },

@@ -34,7 +34,7 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(201)
-  @Idempotent({ replay: hideSecret })
+  @Idempotent({ replay: hideSecret, network: true })
   @ApiOperation({ operationId: 'createWebhook', summary: 'Add a webhook', description: CREATE_WEBHOOK_RULES })
   @ApiData(CreatedWebhookDto, { status: 201, description: 'Added; the answer carries the secret, once.' })
   @ApiErrors('idempotency_key_in_use', 'validation_failed', 'idempotency_key_reused')
@@ -66,7 +66,7 @@ export class WebhooksController {
 
   @Post(':id/test')
   @HttpCode(200)
-  @Idempotent()
+  @Idempotent({ network: true })
   @ApiWebhookId()
   @ApiOperation({ operationId: 'testWebhook', summary: 'Send a test event now', description: TEST_WEBHOOK_RULES })
   @ApiData(WebhookTestResultDto, { description: 'The test was sent (delivered or not: see `delivered`).' })

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { DOCUMENTS_CHANNEL, DocumentIntakeService, INTAKE_BATCH_SIZE } from '@app/domain';
+import { CHANNELS } from '@app/database';
+import { DocumentIntakeService, INTAKE_BATCH_SIZE } from '@app/domain';
 import { NotifiedLoop } from '../common/notified-loop';
 
 /** Without a notification (missed while reconnecting), the loop still looks this often. */
@@ -24,7 +25,7 @@ export class DocumentIntakeLoop implements OnApplicationBootstrap, BeforeApplica
     this.loop = new NotifiedLoop({
       name: 'document-intake',
       databaseUrl: config.databaseUrl,
-      channels: [DOCUMENTS_CHANNEL],
+      channels: [CHANNELS.documentsAwaitingQueue],
       pollMs: INTAKE_POLL_MS,
       pass: () => this.tick(),
       logger: this.logger,

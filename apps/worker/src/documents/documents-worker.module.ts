@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
 import { DocumentIntakeLoop } from './document-intake.loop';
-import { TranslationProcessor } from './translation.processor';
+import { TranslationProcessor } from '../processors/translation.processor';
 
 /** The worker's side of documents: the intake of accepted documents into the translations queue and its processor (the lost-job sweep is scheduled by ScheduleKeeper). */
 @Module({})

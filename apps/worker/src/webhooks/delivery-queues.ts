@@ -1,11 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
-import { DeliveryJob, QUEUES } from '@app/queue';
-import { BackoffStrategy, JobsOptions, Queue } from 'bullmq';
-
-export const DELIVERY_JOB = 'deliver';
-/** The custom backoff that makes BullMQ's retries follow the contract's timetable. */
-export const WEBHOOK_BACKOFF = 'webhook-timetable';
+import { DELIVERY_JOB_OPTIONS, DeliveryJob, FIRST_ATTEMPT_JOB_ATTEMPTS, QUEUES, RETRY_JOB_ATTEMPTS, WEBHOOK_JOBS } from '@app/queue';
+import { BackoffStrategy, Queue } from 'bullmq';
 /** When a job fails for another reason (the database away, a bug), it is tried again after this long. */
 const UNEXPECTED_FAILURE_DELAY_MS = 5000;
 
@@ -24,12 +20,8 @@ export class RetryLater extends Error {
 export const webhookBackoff: BackoffStrategy = (_attemptsMade, _type, err) =>
   err instanceof RetryLater ? Math.max(1, err.delayMs) : UNEXPECTED_FAILURE_DELAY_MS;
 
-// Postgres holds the payload and the log, so finished jobs leave Redis at once (a failing
-// endpoint must not fill it) and their id is free for a resend's new series.
-const BASE: JobsOptions = { removeOnComplete: true, removeOnFail: true, stackTraceLimit: 0, backoff: { type: WEBHOOK_BACKOFF } };
-
 /**
- * Puts deliveries on their queues; jobs carry the delivery id only, which is also the job id, so
+ * The webhook queues' one producer: puts deliveries on their queues; jobs carry the delivery id only, which is also the job id, so
  * a delivery is never queued twice on one queue. First attempts and retries have separate queues
  * (and workers), so a first attempt never waits behind retries to slow endpoints.
  */
@@ -43,7 +35,7 @@ export class DeliveryQueues {
   /** First attempts, now. A few tries for unexpected errors; anything still lost is the recovery sweep's. */
   async first(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.firstAttempts.addBulk(ids.map((id) => ({ name: DELIVERY_JOB, data: { deliveryId: id }, opts: { ...BASE, jobId: id, attempts: 3 } })));
+    await this.firstAttempts.addBulk(ids.map((id) => ({ name: WEBHOOK_JOBS.deliver, data: { deliveryId: id }, opts: { ...DELIVERY_JOB_OPTIONS, jobId: id, attempts: FIRST_ATTEMPT_JOB_ATTEMPTS } })));
   }
 
   /**
@@ -63,8 +55,7 @@ export class DeliveryQueues {
       if (state === 'waiting' || state === 'active' || state === 'prioritized' || state === 'waiting-children') return;
       await existing.remove().catch(() => undefined);
     }
-    // Attempts is a ceiling only: Postgres decides when a delivery has had its eight.
-    await this.retries.add(DELIVERY_JOB, { deliveryId: id }, { ...BASE, jobId: id, attempts: 50, delay: Math.max(0, delayMs) });
+    await this.retries.add(WEBHOOK_JOBS.deliver, { deliveryId: id }, { ...DELIVERY_JOB_OPTIONS, jobId: id, attempts: RETRY_JOB_ATTEMPTS, delay: Math.max(0, delayMs) });
   }
 
   /** Drops a waiting or delayed retry job (a resend starts its series on the first-attempt queue). */

@@ -2,10 +2,9 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { AppConfig } from '@app/config';
 import { NotifiedLoop } from '../common/notified-loop';
 import { DeliveryQueues } from './delivery-queues';
-import { DELIVERIES_CHANNEL, DeliveryRecoveryService, OutboxRelayService, RELAY_BATCH_SIZE } from '@app/domain';
+import { CHANNELS } from '@app/database';
+import { DeliveryRecoveryService, OutboxRelayService, RELAY_BATCH_SIZE } from '@app/domain';
 
-/** The trigger on outbox_events notifies this channel on every insert (see the Webhooks migration). */
-export const OUTBOX_CHANNEL = 'outbox_events';
 /** Without a notification (missed while reconnecting, another database client), the loop still looks this often. */
 export const RELAY_POLL_MS = 1000;
 /** How often the loop looks for pending deliveries whose job was lost, and how overdue they must be. */
@@ -18,7 +17,10 @@ export const RECOVERY_GRACE_MS = 30_000;
  * event's transaction commits), drains the outbox batch by batch, queues the first attempts,
  * and polls every second in case a notification was missed. Every replica runs it; row locks
  * (SKIP LOCKED) keep them from relaying one row twice. It also queues resends (notified by the
- * service that made them) and, every 30 seconds, re-queues deliveries whose job was lost.
+ * service that made them) and, every 30 seconds, re-queues deliveries whose job was lost. This is
+ * the one recovery trigger (a scheduled watchdog job did the same every minute until issue 12): it
+ * runs on Postgres time in every replica, so it does not wait for Redis to hold its schedules
+ * again after losing them — which is exactly when jobs are lost.
  */
 @Injectable()
 export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -36,11 +38,11 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     this.loop = new NotifiedLoop({
       name: 'relay',
       databaseUrl: config.databaseUrl,
-      channels: [OUTBOX_CHANNEL, DELIVERIES_CHANNEL],
+      channels: [CHANNELS.outboxEvents, CHANNELS.deliveries],
       pollMs: RELAY_POLL_MS,
       pass: () => this.tick(),
       onNotification: (n) => {
-        if (n.channel === DELIVERIES_CHANNEL && n.payload) this.resent.add(n.payload);
+        if (n.channel === CHANNELS.deliveries && n.payload) this.resent.add(n.payload);
       },
       logger: this.logger,
     });

@@ -3,9 +3,9 @@ import { WebhooksDomainModule } from '@app/domain';
 import { QueuesModule } from '@app/queue';
 import { DeliveryQueues } from './delivery-queues';
 import { OutboxRelayLoop } from './outbox-relay.loop';
-import { WebhookDeliveriesProcessor } from './webhook-deliveries.processor';
+import { WebhookDeliveriesProcessor } from '../processors/webhook-deliveries.processor';
 import { WebhookMaintenanceJobs } from './webhook-maintenance';
-import { WebhookRetriesProcessor } from './webhook-retries.processor';
+import { WebhookRetriesProcessor } from '../processors/webhook-retries.processor';
 
 /**
  * The worker's webhook side: the outbox relay loop, the first-attempt and retry processors, and

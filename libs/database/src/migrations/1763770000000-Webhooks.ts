@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { CHANNELS } from './channels';
 
 /**
  * Webhooks, their deliveries and each delivery's attempts (issue 4), and a NOTIFY on new
@@ -84,7 +85,7 @@ export class Webhooks1763770000000 implements MigrationInterface {
       -- Wakes the relay when an event is written (delivered on commit; one per statement is enough).
       CREATE FUNCTION outbox_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        PERFORM pg_notify('outbox_events', '');
+        PERFORM pg_notify('${CHANNELS.outboxEvents}', '');
         RETURN NULL;
       END
       $$;

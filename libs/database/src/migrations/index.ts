@@ -7,6 +7,9 @@ import { DocumentIntake1763800000000 } from './1763800000000-DocumentIntake';
 import { CursorSecret1764010000000 } from './1764010000000-CursorSecret';
 import { ScimAttributes1764020000000 } from './1764020000000-ScimAttributes';
 import { ScimGroupClaims1764020100000 } from './1764020100000-ScimGroupClaims';
+import { IdempotencyClaims1764030000000 } from './1764030000000-IdempotencyClaims';
+
+export { CHANNELS } from './channels';
 
 /** Listed explicitly (not globbed) so the same list works from dist/, jest and the CLI. */
 export const MIGRATIONS = [
@@ -19,4 +22,5 @@ export const MIGRATIONS = [
   CursorSecret1764010000000,
   ScimAttributes1764020000000,
   ScimGroupClaims1764020100000,
+  IdempotencyClaims1764030000000,
 ];

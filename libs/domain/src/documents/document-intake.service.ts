@@ -2,8 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@app/core';
 import { TranslationQueue } from './translation-queue';
 
-/** The api notifies this channel when a document awaiting the queue commits; the worker listens. */
-export const DOCUMENTS_CHANNEL = 'documents_awaiting_queue';
 export const INTAKE_BATCH_SIZE = 100;
 /** The longest a pass holds its rows waiting for Redis; they are left for the next pass then. */
 const ENQUEUE_TIMEOUT_MS = 10_000;

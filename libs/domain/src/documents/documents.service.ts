@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CHANNELS } from '@app/database';
 import { AppConfig } from '@app/config';
 import { createHash } from 'node:crypto';
 import { isId, notFound, TransactionHost, validationFailed } from '@app/core';
@@ -8,7 +9,6 @@ import { TranslationEngine } from './engines/translation-engine';
 import { DocumentFormat, MEDIA_TYPES } from './formats/document-format';
 import { checkLanguage } from './languages';
 import { sniffFormat } from './sniff';
-import { DOCUMENTS_CHANNEL } from './document-intake.service';
 
 /** Formats text sent as JSON may declare (DOCX is a file). */
 export const TEXT_INPUT_FORMATS = ['text', 'markdown', 'html'] as const;
@@ -87,7 +87,7 @@ export class DocumentsService {
         ],
       );
       // Delivered to the worker's LISTEN when (and only if) the transaction commits.
-      await m.query(`SELECT pg_notify($1, $2)`, [DOCUMENTS_CHANNEL, String(row.id)]);
+      await m.query(`SELECT pg_notify($1, $2)`, [CHANNELS.documentsAwaitingQueue, String(row.id)]);
       return toDocumentRecord(row);
     });
   }

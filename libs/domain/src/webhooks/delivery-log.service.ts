@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { CHANNELS } from '@app/database';
 import { Clock, CursorCodec, DEFAULT_PAGE_SIZE, isId, MAX_PAGE_SIZE, notFound, Page, PageRequest, paginateRows, TransactionHost, validationFailed } from '@app/core';
 import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { DELIVERY_COLUMNS, toAttempt, toDelivery } from './webhook-rows';
-
-/** The channel the worker listens on for deliveries to queue now (resends). */
-export const DELIVERIES_CHANNEL = 'webhook_deliveries';
 
 export interface LoggedDelivery {
   delivery: WebhookDeliveryEntity;
@@ -92,7 +90,7 @@ export class DeliveryLogService {
       );
       if (!rows[0]) throw validationFailed('delivery', 'is still being attempted; resend it once it is delivered, failed or given up');
       // Delivered on commit: a worker queues the first attempt at once (or its recovery sweep does later).
-      await m.query(`SELECT pg_notify($1, $2)`, [DELIVERIES_CHANNEL, deliveryId]);
+      await m.query(`SELECT pg_notify($1, $2)`, [CHANNELS.deliveries, deliveryId]);
       return toDelivery(rows[0]);
     });
   }

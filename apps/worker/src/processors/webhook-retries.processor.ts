@@ -3,7 +3,7 @@ import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/commo
 import { AppConfig } from '@app/config';
 import { DeliveryJob, QUEUES, superviseWorker } from '@app/queue';
 import { DelayedError, Job } from 'bullmq';
-import { RetryLater, webhookBackoff } from './delivery-queues';
+import { RetryLater, webhookBackoff } from '../webhooks/delivery-queues';
 import { DeliveryAttemptsService } from '@app/domain';
 
 /**

@@ -1,9 +1,9 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { QUEUES, TranslationJob, superviseWorker } from '@app/queue';
+import { QUEUES, TRANSLATION_JOBS, TranslationJob, superviseWorker } from '@app/queue';
 import { Job, UnrecoverableError } from 'bullmq';
-import { DocumentTranslatorService, TRANSLATION_JOBS, TranslationOutcome } from '@app/domain';
+import { DocumentTranslatorService, TranslationOutcome } from '@app/domain';
 
 /**
  * Translations queue: one job per document (retried with exponential backoff while the engine

@@ -3,7 +3,7 @@ import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/commo
 import { AppConfig } from '@app/config';
 import { DeliveryJob, QUEUES, superviseWorker } from '@app/queue';
 import { Job } from 'bullmq';
-import { DeliveryQueues, webhookBackoff } from './delivery-queues';
+import { DeliveryQueues, webhookBackoff } from '../webhooks/delivery-queues';
 import { DeliveryAttemptsService } from '@app/domain';
 
 /** First attempts. A failure hands the delivery to the retry queue with the timetable's delay. */
