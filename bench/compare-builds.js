@@ -13,14 +13,23 @@ const path = require('node:path');
 const HOST = '127.0.0.1';
 const work = path.join(lib.root, '.data', 'bench');
 const env = {
-  ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST, AUTH_CACHE_TTL_SECONDS: '60', DATA_DIR: work,
+  ...process.env,
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  HOST,
+  AUTH_CACHE_TTL_SECONDS: '60',
+  DATA_DIR: work,
   DATABASE_URL: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/integrations_bench',
-  REDIS_URL: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379', REDIS_PREFIX: 'iabench',
+  REDIS_URL: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
+  REDIS_PREFIX: 'iabench',
 };
 const say = (msg) => process.stdout.write(`[compare] ${msg}\n`);
-const load = (url, key, duration) => new Promise((resolve, reject) =>
-  autocannon({ url, headers: { authorization: `Bearer ${key}` }, duration, connections: 50, servername: 'localhost' },
-    (err, r) => (err ? reject(err) : r.non2xx || r.errors ? reject(new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`)) : resolve(r))));
+const load = (url, key, duration) =>
+  new Promise((resolve, reject) =>
+    autocannon({ url, headers: { authorization: `Bearer ${key}` }, duration, connections: 50, servername: 'localhost' }, (err, r) =>
+      err ? reject(err) : r.non2xx || r.errors ? reject(new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`)) : resolve(r),
+    ),
+  );
 
 async function main() {
   const [distA, distB] = process.argv.slice(2).map((d) => path.resolve(d));
@@ -29,11 +38,23 @@ async function main() {
   const admin = (args) => lib.admin(args, { dist: distB, env: { ...env, ...tls } });
   const { key } = lib.makeTenant(admin, { org: `compare ${new Date().toISOString()}` });
   const targets = [];
-  for (const [name, dist] of [['A', distA], ['B', distB]]) {
+  for (const [name, dist] of [
+    ['A', distA],
+    ['B', distB],
+  ]) {
     const port = await lib.freePort(HOST);
     const proc = lib.start(name, [path.join(dist, 'apps/api/src/main.js')], { ...env, ...tls, PORT: String(port) });
     const url = `https://${HOST}:${port}/v1/me`;
-    await lib.waitReady(name, proc, () => lib.request({ port, path: '/health/ready', timeout: 3000 }).then((r) => r.status === 200, () => false), { at: url });
+    await lib.waitReady(
+      name,
+      proc,
+      () =>
+        lib.request({ port, path: '/health/ready', timeout: 3000 }).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      { at: url },
+    );
     targets.push({ name, url });
   }
   for (const t of targets) await load(t.url, key, 3);
@@ -43,7 +64,9 @@ async function main() {
     const got = {};
     for (const t of round % 2 ? targets : [...targets].reverse()) got[t.name] = await load(t.url, key, 5);
     ratios.push(got.B.requests.average / got.A.requests.average);
-    say(`round ${round}: A ${Math.round(got.A.requests.average)} req/s p99 ${got.A.latency.p99} ms | B ${Math.round(got.B.requests.average)} req/s p99 ${got.B.latency.p99} ms | B/A ${ratios.at(-1).toFixed(3)}`);
+    say(
+      `round ${round}: A ${Math.round(got.A.requests.average)} req/s p99 ${got.A.latency.p99} ms | B ${Math.round(got.B.requests.average)} req/s p99 ${got.B.latency.p99} ms | B/A ${ratios.at(-1).toFixed(3)}`,
+    );
   }
   const sorted = [...ratios].sort((a, b) => a - b);
   const mid = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;

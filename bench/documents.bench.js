@@ -68,7 +68,8 @@ async function loop(total, concurrency, fn) {
 
 async function main() {
   for (const rel of ['apps/worker/src/worker.module.js']) {
-    if (!fs.existsSync(path.join(distDir, rel))) throw new Error(`${path.join(distDir, rel)} is missing: run npm run build first (or point BENCH_DIST at a build)`);
+    if (!fs.existsSync(path.join(distDir, rel)))
+      throw new Error(`${path.join(distDir, rel)} is missing: run npm run build first (or point BENCH_DIST at a build)`);
   }
   require('reflect-metadata');
   const { Module } = require('@nestjs/common');
@@ -86,8 +87,15 @@ async function main() {
   await lib.recreateDatabase(server, DB_NAME);
   const env = (extra) =>
     AppConfig.fromEnv({
-      NODE_ENV: SETTINGS.node_env, LOG_LEVEL: SETTINGS.log_level, DATABASE_URL: SETTINGS.database_url, REDIS_URL: SETTINGS.redis_url,
-      REDIS_PREFIX: SETTINGS.redis_prefix, TRANSLATION_ENGINE: 'libretranslate', TRANSLATION_ENGINE_URL: engineUrl, WORKER_HEALTH_PORT: '0', ...extra,
+      NODE_ENV: SETTINGS.node_env,
+      LOG_LEVEL: SETTINGS.log_level,
+      DATABASE_URL: SETTINGS.database_url,
+      REDIS_URL: SETTINGS.redis_url,
+      REDIS_PREFIX: SETTINGS.redis_prefix,
+      TRANSLATION_ENGINE: 'libretranslate',
+      TRANSLATION_ENGINE_URL: engineUrl,
+      WORKER_HEALTH_PORT: '0',
+      ...extra,
     });
   // Jobs of an earlier run (kept an hour after completion) go with the database they belonged to.
   const { Queue } = require('bullmq');
@@ -154,7 +162,9 @@ async function main() {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const failed = (await db.query(`SELECT count(*)::int AS n FROM documents WHERE id = ANY($1::bigint[]) AND state = 'failed'`, [ids])).rows[0].n;
       if (failed > 0) throw new Error(`${failed} documents failed during the measure`);
-      const events = (await db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE event = 'document.translated' AND data->>'document_id' = ANY($1::text[])`, [ids])).rows[0].n;
+      const events = (
+        await db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE event = 'document.translated' AND data->>'document_id' = ANY($1::text[])`, [ids])
+      ).rows[0].n;
       if (events !== n) throw new Error(`${events} document.translated events for ${n} documents`);
       return { per_second: n / seconds, seconds };
     };

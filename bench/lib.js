@@ -23,7 +23,12 @@ const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.max(0, M
 function summariseMs(times) {
   const sorted = [...times].sort((a, b) => a - b);
   const r = (x) => +x.toFixed(2);
-  return { p50_ms: r(quantile(sorted, 0.5)), p99_ms: r(quantile(sorted, 0.99)), mean_ms: r(sorted.reduce((a, b) => a + b, 0) / sorted.length), max_ms: r(sorted[sorted.length - 1]) };
+  return {
+    p50_ms: r(quantile(sorted, 0.5)),
+    p99_ms: r(quantile(sorted, 0.99)),
+    mean_ms: r(sorted.reduce((a, b) => a + b, 0) / sorted.length),
+    max_ms: r(sorted[sorted.length - 1]),
+  };
 }
 
 /** A self-signed certificate for localhost/`host` under `dir/tls`, made once; as TLS_* settings. */
@@ -34,7 +39,15 @@ async function ensureCert(dir, host = '127.0.0.1') {
     const pems = await require('selfsigned').generate([{ name: 'commonName', value: 'localhost' }], {
       keySize: 2048,
       algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: host }] }],
+      extensions: [
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'localhost' },
+            { type: 7, ip: host },
+          ],
+        },
+      ],
     });
     fs.mkdirSync(path.dirname(cert), { recursive: true });
     fs.writeFileSync(cert, pems.cert);
@@ -63,7 +76,12 @@ function gitCommit() {
 }
 
 /** What a report says of the machine after its load average. */
-const machine = () => ({ node: process.version, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model.trim(), memory_gib: Math.round(os.totalmem() / 2 ** 30) });
+const machine = () => ({
+  node: process.version,
+  cpus: os.cpus().length,
+  cpu_model: os.cpus()[0]?.model.trim(),
+  memory_gib: Math.round(os.totalmem() / 2 ** 30),
+});
 
 // ---- child processes ----
 
@@ -136,7 +154,11 @@ function runMain(main, { tag, giveUpMinutes, cleanup = stopAll }) {
 /** Compiles apps/ and libs/ into `distDir` with swc: a build of its own that `npm run build` cannot pull from under a run. */
 function compileInto(distDir) {
   fs.rmSync(distDir, { recursive: true, force: true });
-  execFileSync(process.execPath, [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', distDir, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'], { cwd: root, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', distDir, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
+    { cwd: root, stdio: 'inherit' },
+  );
 }
 
 /**
@@ -146,7 +168,11 @@ function compileInto(distDir) {
 function admin(args, { dist, env, timeout }) {
   const r = spawnSync(process.execPath, [path.join(dist, 'apps/admin/src/main.js'), ...args, '--json'], { cwd: root, env, encoding: 'utf8', timeout });
   if (r.status !== 0) throw new Error(`admin ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
-  const line = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  const line = r.stdout
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('{'));
   if (!line) throw new Error(`admin ${args.join(' ')} printed no JSON:\n${r.stdout}`);
   return JSON.parse(line);
 }
@@ -197,7 +223,14 @@ function request({ port, method = 'GET', path: pathAndQuery, headers = {}, json,
     const payload = json === undefined ? undefined : Buffer.from(JSON.stringify(json));
     const req = https.request(
       {
-        host: '127.0.0.1', port, method, path: pathAndQuery, agent, timeout, rejectUnauthorized: false, servername: 'localhost',
+        host: '127.0.0.1',
+        port,
+        method,
+        path: pathAndQuery,
+        agent,
+        timeout,
+        rejectUnauthorized: false,
+        servername: 'localhost',
         headers: payload ? { ...headers, 'content-type': contentType, 'content-length': payload.length } : headers,
       },
       (res) => {
@@ -232,6 +265,27 @@ function writeResults(name, report, md, title) {
 }
 
 module.exports = {
-  admin, compileInto, ensureCert, freePort, gitCommit, keepAliveAgent, killAll, machine, makeTenant, quantile, recreateDatabase,
-  request, root, runMain, sleep, start, stop, stopAll, summariseMs, track, waitReady, withDb, writeResults,
+  admin,
+  compileInto,
+  ensureCert,
+  freePort,
+  gitCommit,
+  keepAliveAgent,
+  killAll,
+  machine,
+  makeTenant,
+  quantile,
+  recreateDatabase,
+  request,
+  root,
+  runMain,
+  sleep,
+  start,
+  stop,
+  stopAll,
+  summariseMs,
+  track,
+  waitReady,
+  withDb,
+  writeResults,
 };

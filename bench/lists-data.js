@@ -42,10 +42,10 @@ const cursorOf = (createdAt, id) => Buffer.from(JSON.stringify([new Date(created
 
 /** The cursor whose page starts after the first `rowsBefore` rows of the list, built from a known row. */
 async function cursorAfter(db, table, org, rowsBefore) {
-  const { rows } = await db.query(
-    `SELECT created_at, id FROM ${table} WHERE organisation_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
-    [org, rowsBefore - 1],
-  );
+  const { rows } = await db.query(`SELECT created_at, id FROM ${table} WHERE organisation_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [
+    org,
+    rowsBefore - 1,
+  ]);
   return cursorOf(rows[0].created_at, rows[0].id);
 }
 

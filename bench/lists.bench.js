@@ -44,9 +44,17 @@ const { sleep } = lib;
 
 function env(extra = {}) {
   return {
-    ...process.env, NODE_ENV: SETTINGS.api_node_env, LOG_LEVEL: SETTINGS.api_log_level, HOST,
-    DATABASE_URL: SETTINGS.database_url, REDIS_URL: SETTINGS.redis_url, REDIS_PREFIX: SETTINGS.redis_prefix,
-    AUTH_CACHE_TTL_SECONDS: '60', DATA_DIR: work, BENCH_DIST: distDir, ...extra,
+    ...process.env,
+    NODE_ENV: SETTINGS.api_node_env,
+    LOG_LEVEL: SETTINGS.api_log_level,
+    HOST,
+    DATABASE_URL: SETTINGS.database_url,
+    REDIS_URL: SETTINGS.redis_url,
+    REDIS_PREFIX: SETTINGS.redis_prefix,
+    AUTH_CACHE_TTL_SECONDS: '60',
+    DATA_DIR: work,
+    BENCH_DIST: distDir,
+    ...extra,
   };
 }
 
@@ -64,10 +72,11 @@ async function getJson(port, url, headers) {
   return JSON.parse(res.body);
 }
 
-const waitReady = (proc, port) => lib.waitReady('the api', proc, async () => {
-  const res = await get(port, '/health/ready', {}).catch(() => null);
-  return res && res.status === 200;
-});
+const waitReady = (proc, port) =>
+  lib.waitReady('the api', proc, async () => {
+    const res = await get(port, '/health/ready', {}).catch(() => null);
+    return res && res.status === 200;
+  });
 
 /** Every answer must be a full page with a next_cursor: anything else makes the numbers meaningless. */
 function check(url, res) {
@@ -134,7 +143,9 @@ function markdown(report) {
     '|---|---|---:|---:|---:|---:|---:|---|',
   ];
   for (const c of report.comparison) {
-    lines.push(`| GET /v1/${c.list} | ${c.page} | ${c.small.p50_ms} | ${c.small.p99_ms} | ${c.large.p50_ms} | ${c.large.p99_ms} | ${c.p50_ratio} | ${c.within_target ? 'yes' : '**no**'} |`);
+    lines.push(
+      `| GET /v1/${c.list} | ${c.page} | ${c.small.p50_ms} | ${c.small.p99_ms} | ${c.large.p50_ms} | ${c.large.p99_ms} | ${c.p50_ratio} | ${c.within_target ? 'yes' : '**no**'} |`,
+    );
   }
   lines.push('', `Data set up in ${small.insert_s} s and ${large.insert_s} s (insert + VACUUM ANALYZE).`);
   for (const list of LISTS) {
@@ -142,7 +153,11 @@ function markdown(report) {
     const plan = report.middle_plans[list];
     lines.push(`Middle page of ${list}: ${plan.node} on ${plan.index} (${plan.rows_removed_by_filter} rows removed by filter); time in Postgres ${plans}.`);
   }
-  lines.push('', `Target (p50 at ${large.cases.toLocaleString('en')} within ${TARGET_RATIO}× of p50 at ${small.cases.toLocaleString('en')}, every row): **${report.target_met ? 'met' : 'not met'}**.`, '');
+  lines.push(
+    '',
+    `Target (p50 at ${large.cases.toLocaleString('en')} within ${TARGET_RATIO}× of p50 at ${small.cases.toLocaleString('en')}, every row): **${report.target_met ? 'met' : 'not met'}**.`,
+    '',
+  );
   return lines.join('\n');
 }
 

@@ -38,9 +38,16 @@ const ensureCert = () => lib.ensureCert(work, HOST);
 
 function apiEnv(extra = {}) {
   return {
-    ...process.env, NODE_ENV: SETTINGS.api_node_env, LOG_LEVEL: SETTINGS.api_log_level, HOST,
-    DATABASE_URL: SETTINGS.database_url, REDIS_URL: SETTINGS.redis_url, REDIS_PREFIX: SETTINGS.redis_prefix,
-    AUTH_CACHE_TTL_SECONDS: String(SETTINGS.auth_cache_ttl_s), DATA_DIR: work, ...extra,
+    ...process.env,
+    NODE_ENV: SETTINGS.api_node_env,
+    LOG_LEVEL: SETTINGS.api_log_level,
+    HOST,
+    DATABASE_URL: SETTINGS.database_url,
+    REDIS_URL: SETTINGS.redis_url,
+    REDIS_PREFIX: SETTINGS.redis_prefix,
+    AUTH_CACHE_TTL_SECONDS: String(SETTINGS.auth_cache_ttl_s),
+    DATA_DIR: work,
+    ...extra,
   };
 }
 
@@ -55,14 +62,20 @@ function makeTenant() {
 }
 
 /** GET over HTTPS; a socket error or timeout answers status 0. */
-const get = (port, pathAndQuery, headers) => lib.request({ port, path: pathAndQuery, headers, timeout: 3000 }).catch(() => ({ status: 0, body: Buffer.alloc(0) }));
+const get = (port, pathAndQuery, headers) =>
+  lib.request({ port, path: pathAndQuery, headers, timeout: 3000 }).catch(() => ({ status: 0, body: Buffer.alloc(0) }));
 
 /** Waits until GET `pathAndQuery` answers 200; answers that response. */
 function waitFor(name, proc, port, pathAndQuery) {
-  return lib.waitReady(name, proc, async () => {
-    const res = await get(port, pathAndQuery);
-    return res.status === 200 && res;
-  }, { at: `https://${HOST}:${port}${pathAndQuery}` });
+  return lib.waitReady(
+    name,
+    proc,
+    async () => {
+      const res = await get(port, pathAndQuery);
+      return res.status === 200 && res;
+    },
+    { at: `https://${HOST}:${port}${pathAndQuery}` },
+  );
 }
 
 function cannon(url, headers, duration) {
@@ -89,14 +102,20 @@ function combineSlices(target, round, slices) {
   const requests = slices.reduce((n, r) => n + r.requests.total, 0);
   const seconds = slices.reduce((n, r) => n + r.duration, 0);
   const result = {
-    round, rps: Math.round(requests / seconds), requests, seconds: +seconds.toFixed(2), slices: slices.length,
+    round,
+    rps: Math.round(requests / seconds),
+    requests,
+    seconds: +seconds.toFixed(2),
+    slices: slices.length,
     latency_ms: {
       p50: median(slices.map((r) => r.latency.p50)),
       p99: median(slices.map((r) => r.latency.p99)),
       mean: +(slices.reduce((n, r) => n + r.latency.average * r.requests.total, 0) / requests).toFixed(2),
       max: Math.max(...slices.map((r) => r.latency.max)),
     },
-    non_2xx: 0, errors: 0, timeouts: 0,
+    non_2xx: 0,
+    errors: 0,
+    timeouts: 0,
   };
   say(`round ${round} ${target.name}: ${result.rps} req/s, p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms`);
   return result;
@@ -137,8 +156,7 @@ async function startReference(kind, tls, bodyFile, body) {
 function markdown(report) {
   const { targets: t, ratios, target_met: met, settings: s } = report;
   const pct = (x) => `${Math.round(x * 100)}%`;
-  const row = (label, r, vsNest, vsNode) =>
-    `| ${label} | ${r.rps} | ${r.latency_ms.p50} | ${r.latency_ms.p99} | ${r.non_2xx} | ${vsNest} | ${vsNode} |`;
+  const row = (label, r, vsNest, vsNode) => `| ${label} | ${r.rps} | ${r.latency_ms.p50} | ${r.latency_ms.p99} | ${r.non_2xx} | ${vsNest} | ${vsNode} |`;
   return [
     `- run ${report.date} on ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, commit ${report.commit ?? '?'}, load average before ${report.machine.load_average_1m_before}`,
     `- ${s.connections} connections, pipelining ${s.pipelining}, HTTPS keep-alive; each target warmed up ${s.warmup_s} s, then ${s.rounds} rounds of ${s.duration_s} s per target, each cut in ${s.slice_s} s slices alternating between the targets in rotating order (one target under load at a time, load generator on the same machine); figures are medians over the rounds`,

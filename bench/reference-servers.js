@@ -49,10 +49,11 @@ async function bareNest() {
 
 const kind = process.argv[2];
 if (kind === 'bare-node') bareNode();
-else if (kind === 'bare-nest') bareNest().catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  process.exit(1);
-});
+else if (kind === 'bare-nest')
+  bareNest().catch((err) => {
+    process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
+  });
 else {
   process.stderr.write('usage: node bench/reference-servers.js bare-node|bare-nest\n');
   process.exit(2);

@@ -53,9 +53,16 @@ async function serve() {
 // ---- parent mode ----
 function env(extra = {}) {
   return {
-    ...process.env, NODE_ENV: SETTINGS.api_node_env, LOG_LEVEL: SETTINGS.api_log_level, HOST,
-    DATABASE_URL: SETTINGS.database_url, REDIS_URL: SETTINGS.redis_url, REDIS_PREFIX: SETTINGS.redis_prefix,
-    AUTH_CACHE_TTL_SECONDS: '60', DATA_DIR: work, ...extra,
+    ...process.env,
+    NODE_ENV: SETTINGS.api_node_env,
+    LOG_LEVEL: SETTINGS.api_log_level,
+    HOST,
+    DATABASE_URL: SETTINGS.database_url,
+    REDIS_URL: SETTINGS.redis_url,
+    REDIS_PREFIX: SETTINGS.redis_prefix,
+    AUTH_CACHE_TTL_SECONDS: '60',
+    DATA_DIR: work,
+    ...extra,
   };
 }
 
@@ -110,10 +117,11 @@ let agent;
 const request = (port, method, pathAndQuery, headers, body) =>
   lib.request({ port, method, path: pathAndQuery, headers, json: body, contentType: 'application/scim+json', agent, timeout: 15000 });
 
-const waitReady = (proc, port) => lib.waitReady('the api', proc, async () => {
-  const res = await request(port, 'GET', '/health/ready', {}).catch(() => null);
-  return res && res.status === 200;
-});
+const waitReady = (proc, port) =>
+  lib.waitReady('the api', proc, async () => {
+    const res = await request(port, 'GET', '/health/ready', {}).catch(() => null);
+    return res && res.status === 200;
+  });
 
 const summarise = (times) => ({ n: times.length, ...lib.summariseMs(times) });
 
@@ -163,7 +171,8 @@ async function lookups(port, headers, domain, population) {
     const url = `/scim/v2/Users?filter=${encodeURIComponent(`userName eq "${name}"`)}&startIndex=1&count=100`;
     const res = await request(port, 'GET', url, headers);
     const body = res.status === 200 ? JSON.parse(res.body) : null;
-    if (!body || body.totalResults !== 1 || body.Resources[0].userName.toLowerCase() !== name.toLowerCase()) throw new Error(`GET ${url} answered ${res.status}: ${res.body}`);
+    if (!body || body.totalResults !== 1 || body.Resources[0].userName.toLowerCase() !== name.toLowerCase())
+      throw new Error(`GET ${url} answered ${res.status}: ${res.body}`);
     return res.ms;
   };
   for (let i = 0; i < SETTINGS.lookup_warmup; i++) await one();
@@ -178,7 +187,8 @@ async function firstPage(port, headers, population) {
   for (let i = 0; i < SETTINGS.list_requests + 5; i++) {
     const res = await request(port, 'GET', '/scim/v2/Users?startIndex=1&count=100', headers);
     const body = res.status === 200 ? JSON.parse(res.body) : null;
-    if (!body || body.totalResults !== population || body.Resources.length !== 100) throw new Error(`GET /scim/v2/Users answered ${res.status}: ${String(res.body).slice(0, 300)}`);
+    if (!body || body.totalResults !== population || body.Resources.length !== 100)
+      throw new Error(`GET /scim/v2/Users answered ${res.status}: ${String(res.body).slice(0, 300)}`);
     if (i >= 5) times.push(res.ms);
   }
   return summarise(times);
@@ -216,7 +226,10 @@ function markdown(r) {
     '',
     `| organisation holds | \`userName eq\` lookup p50 ms | p99 ms | mean ms | lookups | first page of the unfiltered list p50 ms | p99 ms |`,
     '|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.sizes.map((s) => `| ${fmt(s.users)} users | ${s.lookup.p50_ms} | ${s.lookup.p99_ms} | ${s.lookup.mean_ms} | ${s.lookup.n} | ${s.first_page.p50_ms} | ${s.first_page.p99_ms} |`),
+    ...r.sizes.map(
+      (s) =>
+        `| ${fmt(s.users)} users | ${s.lookup.p50_ms} | ${s.lookup.p99_ms} | ${s.lookup.mean_ms} | ${s.lookup.n} | ${s.first_page.p50_ms} | ${s.first_page.p99_ms} |`,
+    ),
     '',
     `Lookups: sequential on one connection, random users (half of them with the address upper-cased), ${SETTINGS.lookup_warmup} warm-up lookups discarded; each answer checked to hold exactly that user. The extra ${fmt(r.total_users - p.users)} users were inserted with SQL (${r.grow.insert_s} s, triggers included), then the tables analysed; the ${fmt(p.users)}-user row is measured right after provisioning, before autovacuum had analysed them (as just after a real import), which is why its unfiltered first page can be slower than the larger one's.`,
     '',
@@ -243,15 +256,25 @@ async function main() {
     await waitReady(api, port);
     say(`provisioning ${SETTINGS.provisioned_users} users…`);
     const provisioning = await provision(port, headers, domain);
-    say(`${provisioning.users_per_second} users/s; p50 ${provisioning.latency.p50_ms} ms, p99 ${provisioning.latency.p99_ms} ms; welcome mails received: ${smtp.received()}`);
+    say(
+      `${provisioning.users_per_second} users/s; p50 ${provisioning.latency.p50_ms} ms, p99 ${provisioning.latency.p99_ms} ms; welcome mails received: ${smtp.received()}`,
+    );
     const sizes = [];
-    const small = { users: SETTINGS.provisioned_users, lookup: await lookups(port, headers, domain, SETTINGS.provisioned_users), first_page: await firstPage(port, headers, SETTINGS.provisioned_users) };
+    const small = {
+      users: SETTINGS.provisioned_users,
+      lookup: await lookups(port, headers, domain, SETTINGS.provisioned_users),
+      first_page: await firstPage(port, headers, SETTINGS.provisioned_users),
+    };
     say(`${small.users} users: lookup p50 ${small.lookup.p50_ms} ms, p99 ${small.lookup.p99_ms} ms; first page p50 ${small.first_page.p50_ms} ms`);
     sizes.push(small);
     say(`inserting users up to ${SETTINGS.total_users} with SQL…`);
     const grown = await grow(tenant.organisationId, domain, SETTINGS.provisioned_users, SETTINGS.total_users);
     if (grown.scim_users !== SETTINGS.total_users) throw new Error(`expected ${SETTINGS.total_users} SCIM users, found ${grown.scim_users}`);
-    const large = { users: SETTINGS.total_users, lookup: await lookups(port, headers, domain, SETTINGS.total_users), first_page: await firstPage(port, headers, SETTINGS.total_users) };
+    const large = {
+      users: SETTINGS.total_users,
+      lookup: await lookups(port, headers, domain, SETTINGS.total_users),
+      first_page: await firstPage(port, headers, SETTINGS.total_users),
+    };
     say(`${large.users} users: lookup p50 ${large.lookup.p50_ms} ms, p99 ${large.lookup.p99_ms} ms; first page p50 ${large.first_page.p50_ms} ms`);
     sizes.push(large);
     report = {

@@ -47,9 +47,16 @@ async function ensureCert() {
 
 function baseEnv(extra = {}) {
   return {
-    ...process.env, NODE_ENV: SETTINGS.worker_node_env, LOG_LEVEL: SETTINGS.worker_log_level, HOST: '127.0.0.1',
-    DATABASE_URL: SETTINGS.database_url, REDIS_URL: SETTINGS.redis_url, REDIS_PREFIX: SETTINGS.redis_prefix, DATA_DIR: work,
-    BENCH_DIST_DIR: distDir, ...extra,
+    ...process.env,
+    NODE_ENV: SETTINGS.worker_node_env,
+    LOG_LEVEL: SETTINGS.worker_log_level,
+    HOST: '127.0.0.1',
+    DATABASE_URL: SETTINGS.database_url,
+    REDIS_URL: SETTINGS.redis_url,
+    REDIS_PREFIX: SETTINGS.redis_prefix,
+    DATA_DIR: work,
+    BENCH_DIST_DIR: distDir,
+    ...extra,
   };
 }
 
@@ -99,10 +106,18 @@ async function bareLoop(tls, count) {
   const one = async () => {
     while (sent < count) {
       sent++;
-      const body = JSON.stringify({ id: randomBytes(16).toString('hex'), event: 'conversation.ended', occurred_at: new Date().toISOString(), data: { conversation_id: randomBytes(16).toString('hex') } });
+      const body = JSON.stringify({
+        id: randomBytes(16).toString('hex'),
+        event: 'conversation.ended',
+        occurred_at: new Date().toISOString(),
+        data: { conversation_id: randomBytes(16).toString('hex') },
+      });
       const t = Math.floor(Date.now() / 1000);
       const res = await request('https://127.0.0.1/bench-bare', {
-        method: 'POST', dispatcher: agent, body, signal: AbortSignal.timeout(10_000),
+        method: 'POST',
+        dispatcher: agent,
+        body,
+        signal: AbortSignal.timeout(10_000),
         headers: { 'content-type': 'application/json', 'service-signature': sign(t, body) },
       });
       await res.body.dump();
@@ -117,12 +132,20 @@ async function bareLoop(tls, count) {
 }
 
 /** The worker's health endpoint is plain HTTP. */
-const waitHealthy = (proc, port) => lib.waitReady('worker', proc, () => new Promise((resolve) => {
-  http.get(`http://127.0.0.1:${port}/health/ready`, (res) => {
-    res.resume();
-    resolve(res.statusCode === 200);
-  }).on('error', () => resolve(false));
-}));
+const waitHealthy = (proc, port) =>
+  lib.waitReady(
+    'worker',
+    proc,
+    () =>
+      new Promise((resolve) => {
+        http
+          .get(`http://127.0.0.1:${port}/health/ready`, (res) => {
+            res.resume();
+            resolve(res.statusCode === 200);
+          })
+          .on('error', () => resolve(false));
+      }),
+  );
 
 function markdown(r) {
   const s = r.settings;
@@ -157,9 +180,10 @@ async function main() {
   const db = new Client({ connectionString: SETTINGS.database_url });
   await db.connect();
   const [hook] = (
-    await db.query(`INSERT INTO webhooks (organisation_id, connection_id, url, events, secret) VALUES ($1, $2, 'https://127.0.0.1/bench-worker', '{conversation.ended}', $3) RETURNING id`, [
-      organisationId, connectionId, SECRET,
-    ])
+    await db.query(
+      `INSERT INTO webhooks (organisation_id, connection_id, url, events, secret) VALUES ($1, $2, 'https://127.0.0.1/bench-worker', '{conversation.ended}', $3) RETURNING id`,
+      [organisationId, connectionId, SECRET],
+    )
   ).rows;
 
   const receiver = await startReceiver(tls);
@@ -170,10 +194,17 @@ async function main() {
 
   const healthPort = await lib.freePort();
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS || '').split(' ').filter(Boolean);
-  const worker = lib.start('worker', [...nodeArgs, path.join(__dirname, 'webhooks-worker.js')], baseEnv({
-    WORKER_HEALTH_PORT: String(healthPort), WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', WEBHOOK_CONCURRENCY: String(SETTINGS.concurrency),
-    DATABASE_POOL_SIZE: String(SETTINGS.worker_db_pool), NODE_EXTRA_CA_CERTS: tls.cert,
-  }));
+  const worker = lib.start(
+    'worker',
+    [...nodeArgs, path.join(__dirname, 'webhooks-worker.js')],
+    baseEnv({
+      WORKER_HEALTH_PORT: String(healthPort),
+      WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
+      WEBHOOK_CONCURRENCY: String(SETTINGS.concurrency),
+      DATABASE_POOL_SIZE: String(SETTINGS.worker_db_pool),
+      NODE_EXTRA_CA_CERTS: tls.cert,
+    }),
+  );
   try {
     await waitHealthy(worker, healthPort);
     const emit = (n) =>
@@ -206,11 +237,20 @@ async function main() {
       const due = t0 + (i * 1000) / SETTINGS.rate_per_s;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
-      await db.query(`INSERT INTO outbox_events (organisation_id, event, data) VALUES ($1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)))`, [organisationId]);
+      await db.query(
+        `INSERT INTO outbox_events (organisation_id, event, data) VALUES ($1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)))`,
+        [organisationId],
+      );
     }
     await waitReceived(receiver, events, 120_000);
     const lat = (await receiver.latencies()).sort((a, b) => a - b);
-    const latency = { events, p50_ms: lib.quantile(lat, 0.5), p99_ms: lib.quantile(lat, 0.99), max_ms: lat[lat.length - 1], mean_ms: Math.round(lat.reduce((a, b) => a + b, 0) / lat.length) };
+    const latency = {
+      events,
+      p50_ms: lib.quantile(lat, 0.5),
+      p99_ms: lib.quantile(lat, 0.99),
+      max_ms: lat[lat.length - 1],
+      mean_ms: Math.round(lat.reduce((a, b) => a + b, 0) / lat.length),
+    };
     say(`latency: p50 ${latency.p50_ms} ms, p99 ${latency.p99_ms} ms, max ${latency.max_ms} ms`);
 
     await sleep(1000);
@@ -243,7 +283,10 @@ async function main() {
   } finally {
     await lib.stop(worker, 30_000); // the worker drains for up to 25 s
     receiver.proc.kill('SIGTERM');
-    await db.query(`UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', finished_at = now(), next_attempt_at = NULL WHERE webhook_id = $1 AND state IN ('queued', 'waiting')`, [hook.id]);
+    await db.query(
+      `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', finished_at = now(), next_attempt_at = NULL WHERE webhook_id = $1 AND state IN ('queued', 'waiting')`,
+      [hook.id],
+    );
     await db.query(`UPDATE webhooks SET deleted_at = now(), secret = '' WHERE id = $1`, [hook.id]);
     await db.end();
   }

@@ -35,7 +35,8 @@ function devSettings(root) {
     redisPort: int('DEV_REDIS_PORT', 6380),
     embedded: yes(env.DEV_EMBEDDED),
     /** Where a variable was set, for messages that tell how to unset it. */
-    origin: (name) => (fromFile.includes(name) ? { where: `.env (${file})`, unset: `remove ${name} from ${file}` } : { where: 'the environment', unset: `unset ${name}` }),
+    origin: (name) =>
+      fromFile.includes(name) ? { where: `.env (${file})`, unset: `remove ${name} from ${file}` } : { where: 'the environment', unset: `unset ${name}` },
   };
 }
 

@@ -85,9 +85,14 @@ function devServices(settings, { say, startChild }) {
     const port = await pickPort(settings.postgresPort);
     const log = [];
     embeddedPg = new EmbeddedPostgres({
-      databaseDir: dir, port, user: 'postgres', password: 'postgres', persistent: true,
+      databaseDir: dir,
+      port,
+      user: 'postgres',
+      password: 'postgres',
+      persistent: true,
       createPostgresUser: process.getuid?.() === 0, // Postgres refuses to run as root
-      onLog: (m) => log.push(m), onError: (m) => log.push(String(m)),
+      onLog: (m) => log.push(m),
+      onError: (m) => log.push(String(m)),
     });
     const why = settings.embedded ? 'DEV_EMBEDDED' : `no Postgres answered at ${masked(DEFAULT_DATABASE_URL)}`;
     say(`${why}; starting an embedded PostgreSQL (data in ${path.relative(process.cwd(), dir) || dir}, port ${port})…`);
@@ -130,7 +135,22 @@ function devServices(settings, { say, startChild }) {
     fs.mkdirSync(dir, { recursive: true });
     const why = settings.embedded ? 'DEV_EMBEDDED' : `no Redis answered at ${DEFAULT_REDIS_URL}`;
     say(`${why}; starting redis-server on port ${port} (nothing kept on disk)…`);
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning'];
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+    ];
     // Its own process group: Ctrl-C in the terminal must not stop it before the api and worker.
     startChild('redis', 'redis-server', args, { detached: true });
     for (let i = 0; i < 50 && !(await redisAnswers(local)); i++) await sleep(100);

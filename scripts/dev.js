@@ -31,10 +31,17 @@ function build() {
 
 function admin(args) {
   const r = spawnSync(process.execPath, ['dist/apps/admin/src/main.js', ...args], {
-    cwd: root, env: { ...env, LOG_LEVEL: 'warn' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: root,
+    env: { ...env, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   if (r.status !== 0) throw new DevError(`admin ${args.join(' ')} failed (exit ${r.status})\n${r.stdout}`);
-  const line = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  const line = r.stdout
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('{'));
   return line ? JSON.parse(line) : {};
 }
 
@@ -182,6 +189,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  process.stderr.write(`[dev] ${err instanceof DevError ? err.message : err?.stack ?? err}\n`);
+  process.stderr.write(`[dev] ${err instanceof DevError ? err.message : (err?.stack ?? err)}\n`);
   shutdown(1);
 });

@@ -29,8 +29,12 @@ async function postgresProblem(url, cleanups) {
 async function redisProblem(url, cleanups) {
   const Redis = require('ioredis');
   const redis = new Redis(url, {
-    lazyConnect: true, connectTimeout: TIMEOUT_MS, commandTimeout: TIMEOUT_MS, maxRetriesPerRequest: 0,
-    retryStrategy: () => null, enableOfflineQueue: false,
+    lazyConnect: true,
+    connectTimeout: TIMEOUT_MS,
+    commandTimeout: TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
   });
   cleanups.push(() => redis.disconnect());
   let last = null;

@@ -71,8 +71,20 @@ describe('admin CLI: the platform side', () => {
   it('help lists every platform command', async () => {
     const run = await cli(['help']);
     expect(run.code).toBe(0);
-    for (const c of ['org domain', 'group create', 'person add', 'invitation accept', 'case open', 'case close', 'conversation start',
-      'conversation turn', 'conversation fact', 'conversation end', 'conversation summary', 'demo seed']) {
+    for (const c of [
+      'org domain',
+      'group create',
+      'person add',
+      'invitation accept',
+      'case open',
+      'case close',
+      'conversation start',
+      'conversation turn',
+      'conversation fact',
+      'conversation end',
+      'conversation summary',
+      'demo seed',
+    ]) {
       expect(run.stdout).toContain(c);
     }
   });
@@ -102,7 +114,7 @@ describe('admin CLI: the platform side', () => {
       expect((await db.query('SELECT domain FROM organisation_domains WHERE organisation_id = $1', [org])).rows).toEqual([{ domain }]);
     });
 
-    it('removing a domain the organisation has not verified exits 1; so does verifying another organisation\'s', async () => {
+    it("removing a domain the organisation has not verified exits 1; so does verifying another organisation's", async () => {
       const [org, other] = [await newOrg(), await newOrg()];
       const domain = `${Math.random().toString(36).slice(2, 8)}.example.org`;
       await refused(['org', 'domain', org, 'remove', domain], /No such verified domain/, 'not_found');
@@ -159,7 +171,10 @@ describe('admin CLI: the platform side', () => {
       expect(await json(['case', 'close', opened.id])).toEqual({ id: opened.id, status: 'closed' });
 
       const turns = (await db.query('SELECT seq, language, translation_language FROM turns WHERE conversation_id = $1 ORDER BY seq', [id])).rows;
-      expect(turns).toEqual([{ seq: 1, language: 'en', translation_language: 'pl' }, { seq: 2, language: 'pl', translation_language: 'en' }]);
+      expect(turns).toEqual([
+        { seq: 1, language: 'en', translation_language: 'pl' },
+        { seq: 2, language: 'pl', translation_language: 'en' },
+      ]);
       expect(await outbox(org, 'conversation.ended')).toEqual([{ conversation_id: id }]);
       expect(await outbox(org, 'summary.ready')).toEqual([{ conversation_id: id }, { conversation_id: id }]);
     });
@@ -176,7 +191,11 @@ describe('admin CLI: the platform side', () => {
       const org = await newOrg();
       const c = await json(['case', 'open', '--org', org, '--ref', 'CRM-9']);
       const { id } = await json(['conversation', 'start', '--case', c.id, '--languages', 'en,es']);
-      await refused(['conversation', 'turn', id, '--speaker', 'A', '--language', 'fr', '--text', 'Bonjour', '--translation', 'Hola'], /language: must be en or es/, 'validation_failed');
+      await refused(
+        ['conversation', 'turn', id, '--speaker', 'A', '--language', 'fr', '--text', 'Bonjour', '--translation', 'Hola'],
+        /language: must be en or es/,
+        'validation_failed',
+      );
       expect((await db.query('SELECT count(*)::int AS n FROM turns WHERE conversation_id = $1', [id])).rows[0].n).toBe(0);
     });
 
@@ -200,7 +219,12 @@ describe('admin CLI: the platform side', () => {
       const added = await api.app.get(PeopleAdder).add(tenant.organisationId, { email }, 'api', tenant.connectionId);
       if (added.outcome !== 'invited') throw new Error(`expected an invitation, got ${added.outcome}`);
       const accepted = await json(['invitation', 'accept', added.invitation.id, '--name', 'Ines Invitee']);
-      expect(accepted).toEqual({ invitation_id: added.invitation.id, person_id: expect.stringMatching(ID), organisation_id: tenant.organisationId, joined: true });
+      expect(accepted).toEqual({
+        invitation_id: added.invitation.id,
+        person_id: expect.stringMatching(ID),
+        organisation_id: tenant.organisationId,
+        joined: true,
+      });
       expect(await outbox(tenant.organisationId, 'user.joined')).toEqual([{ user_id: accepted.person_id }]);
       const person = (await db.query('SELECT * FROM people WHERE id = $1', [accepted.person_id])).rows[0];
       expect(person).toMatchObject({ email, name: 'Ines Invitee', organisation_id: tenant.organisationId });
@@ -246,14 +270,16 @@ describe('admin CLI: the platform side', () => {
       expect((await outbox(org, 'summary.ready')).length).toBeGreaterThanOrEqual(4);
 
       const counts = async () =>
-        (await db.query(
-          `SELECT (SELECT count(*) FROM groups WHERE organisation_id = $1) AS groups,
+        (
+          await db.query(
+            `SELECT (SELECT count(*) FROM groups WHERE organisation_id = $1) AS groups,
                   (SELECT count(*) FROM people WHERE organisation_id = $1) AS people,
                   (SELECT count(*) FROM cases WHERE organisation_id = $1) AS cases,
                   (SELECT count(*) FROM conversations WHERE organisation_id = $1) AS conversations,
                   (SELECT count(*) FROM outbox_events WHERE organisation_id = $1) AS events`,
-          [org],
-        )).rows[0];
+            [org],
+          )
+        ).rows[0];
       const before = await counts();
       expect(await json(['demo', 'seed', '--org', org])).toEqual({ organisation_id: org, groups: 0, people: 0, cases: 0, conversations: 0 });
       expect(await counts()).toEqual(before);

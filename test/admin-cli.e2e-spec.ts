@@ -58,15 +58,35 @@ describe('admin CLI', () => {
     it.each([[[]], [['help']], [['--help']]])('%j prints every command and exits 0', async (args) => {
       const run = await cli(args);
       expect(run.code).toBe(0);
-      for (const c of ['migrate', 'org create', 'org module', 'org policy', 'org allowlist', 'org review', 'policy publish',
-        'connection create', 'connection scopes', 'connection revoke', 'key create', 'key revoke', 'key list', 'demo setup']) {
+      for (const c of [
+        'migrate',
+        'org create',
+        'org module',
+        'org policy',
+        'org allowlist',
+        'org review',
+        'policy publish',
+        'connection create',
+        'connection scopes',
+        'connection revoke',
+        'key create',
+        'key revoke',
+        'key list',
+        'demo setup',
+      ]) {
         expect(run.stdout).toContain(c);
       }
     });
 
     it.each([
-      [['org', '--help'], ['create --name NAME', 'allowlist ORG [CIDR...]']],
-      [['key', 'create', '--help'], ['Usage: npm run admin -- key create --connection CONN', '--connection <CONN>', '--json']],
+      [
+        ['org', '--help'],
+        ['create --name NAME', 'allowlist ORG [CIDR...]'],
+      ],
+      [
+        ['key', 'create', '--help'],
+        ['Usage: npm run admin -- key create --connection CONN', '--connection <CONN>', '--json'],
+      ],
     ])('%j prints the help of that command only and exits 0', async (args, lines) => {
       const run = await cli(args);
       expect(run.code).toBe(0);
@@ -177,17 +197,23 @@ describe('admin CLI', () => {
       expect(await json(['key', 'revoke', first.id])).toEqual({ id: first.id, state: 'revoked' });
       const again = await json(['key', 'create', '--connection', conn]);
       const { keys } = await json(['key', 'list', '--connection', conn]);
-      expect(keys).toEqual([first, second, again].map((k, i) => ({
-        id: k.id,
-        last_four: k.key.slice(-4),
-        created_at: expect.stringMatching(ISO),
-        last_used_at: null,
-        state: i === 0 ? 'revoked' : 'live',
-      })));
+      expect(keys).toEqual(
+        [first, second, again].map((k, i) => ({
+          id: k.id,
+          last_four: k.key.slice(-4),
+          created_at: expect.stringMatching(ISO),
+          last_used_at: null,
+          state: i === 0 ? 'revoked' : 'live',
+        })),
+      );
     });
 
     it('list and create refuse an unknown connection; revoke an unknown key', async () => {
-      for (const args of [['key', 'list', '--connection', '999999999'], ['key', 'create', '--connection', 'abc'], ['key', 'revoke', '999999999']]) {
+      for (const args of [
+        ['key', 'list', '--connection', '999999999'],
+        ['key', 'create', '--connection', 'abc'],
+        ['key', 'revoke', '999999999'],
+      ]) {
         const run = await cli(args);
         expect(run.code).toBe(1);
         expect(run.stderr).toMatch(/^error: No such (connection|key)\./);

@@ -281,7 +281,7 @@ describe('refused-key throttle (addresses from a trusted proxy)', () => {
     }
   });
 
-  it('a replica that refused the address itself sees another replica\'s block even before the pub/sub message arrives', async () => {
+  it("a replica that refused the address itself sees another replica's block even before the pub/sub message arrives", async () => {
     const start = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 900_000);
     jest.spyOn(clock, 'now').mockReturnValue(start);
     const other = await startApi({ TRUSTED_PROXIES: '127.0.0.1/32' });

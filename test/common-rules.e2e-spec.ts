@@ -94,7 +94,11 @@ describe('common rules of the REST interface', () => {
     const wrongType = await api.http().post('/v1/_probe/things').set(t.auth).send({ name: 42 });
     expectErrorShape(wrongType, 422, 'validation_failed');
     expect(wrongType.body.error.message).toMatch(/^name: /);
-    const array = await api.http().post('/v1/_probe/things').set(t.auth).send([{ name: 'x' }]);
+    const array = await api
+      .http()
+      .post('/v1/_probe/things')
+      .set(t.auth)
+      .send([{ name: 'x' }]);
     expectErrorShape(array, 422, 'validation_failed');
   });
 
@@ -107,7 +111,11 @@ describe('common rules of the REST interface', () => {
     const res = await api.http().post('/v1/_probe/things').set(t.auth).set('Content-Type', 'application/json').send(deep);
     expectErrorShape(res, 400, 'invalid_request');
     expect(res.body.error.message).toContain('nested');
-    const inField = await api.http().post('/v1/_probe/things').set(t.auth).set('Content-Type', 'application/json')
+    const inField = await api
+      .http()
+      .post('/v1/_probe/things')
+      .set(t.auth)
+      .set('Content-Type', 'application/json')
       .send(`{"name":${'['.repeat(3000)}${']'.repeat(3000)}}`);
     expectErrorShape(inField, 400, 'invalid_request');
     const after = await api.app.get(DataSource).query('SELECT count(*)::int AS n FROM organisations');
@@ -116,13 +124,23 @@ describe('common rules of the REST interface', () => {
 
   it('400 invalid_request for a body that does not decompress as its Content-Encoding says', async () => {
     for (const encoding of ['gzip', 'deflate', 'br']) {
-      const res = await api.http().post('/v1/_probe/things').set(t.auth).set('Content-Type', 'application/json').set('Content-Encoding', encoding).send('not compressed');
+      const res = await api
+        .http()
+        .post('/v1/_probe/things')
+        .set(t.auth)
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', encoding)
+        .send('not compressed');
       expectErrorShape(res, 400, 'invalid_request');
     }
   });
 
   it('an id is written as answered: a leading zero names no object (404)', async () => {
-    const group = await api.http().post('/v1/groups').set(t.auth).send({ name: `zeros ${Date.now()}` });
+    const group = await api
+      .http()
+      .post('/v1/groups')
+      .set(t.auth)
+      .send({ name: `zeros ${Date.now()}` });
     expect(group.status).toBe(201);
     expect((await api.http().get(`/v1/groups/${group.body.data.id}`).set(t.auth)).status).toBe(200);
     for (const id of [`0${group.body.data.id}`, `00${group.body.data.id}`, '0']) {
@@ -131,7 +149,10 @@ describe('common rules of the REST interface', () => {
   });
 
   it('400 invalid_request in the envelope, with X-Request-Id, for headers over 16 KB (refused by Node before any handler)', async () => {
-    const res = await api.http().get(`/v1/_probe/connections?cursor=${'a'.repeat(20_000)}`).set(t.auth);
+    const res = await api
+      .http()
+      .get(`/v1/_probe/connections?cursor=${'a'.repeat(20_000)}`)
+      .set(t.auth);
     expectErrorShape(res, 400, 'invalid_request');
     expect(res.body.error.message).toContain('16 KB');
     expect(res.headers.connection).toBe('close');
@@ -144,7 +165,10 @@ describe('common rules of the REST interface', () => {
       const res = await api.http().get(`/v1/_probe/connections?${q}`).set(t.auth);
       expectErrorShape(res, 400, 'invalid_request');
     }
-    const badCursor = await api.http().get(`/v1/_probe/connections?cursor=${Buffer.from('[1,2]').toString('base64url')}`).set(t.auth);
+    const badCursor = await api
+      .http()
+      .get(`/v1/_probe/connections?cursor=${Buffer.from('[1,2]').toString('base64url')}`)
+      .set(t.auth);
     expectErrorShape(badCursor, 400, 'invalid_request');
     expect(badCursor.body.error.message).toContain('cursor');
   });
@@ -164,7 +188,10 @@ describe('common rules of the REST interface', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: { status: number; body: any } = await api.http().get(`/v1/_probe/connections?limit=2${cursor ? `&cursor=${cursor}` : ''}`).set(own.auth);
+      const res: { status: number; body: any } = await api
+        .http()
+        .get(`/v1/_probe/connections?limit=2${cursor ? `&cursor=${cursor}` : ''}`)
+        .set(own.auth);
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['data', 'next_cursor']);
       seen.push(...res.body.data.map((c: { name: string }) => c.name));
@@ -213,7 +240,12 @@ describe('shutdown', () => {
     const api = await startApi({}, [ProbeRoutesModule]);
     const t = await makeTenant(api.app);
     // Waits a second before its first query: the app has begun closing by then.
-    const inFlight = api.http().post('/v1/_probe/things').set(t.auth).send({ name: 'drained', wait_first: 10 }).then((r) => r);
+    const inFlight = api
+      .http()
+      .post('/v1/_probe/things')
+      .set(t.auth)
+      .send({ name: 'drained', wait_first: 10 })
+      .then((r) => r);
     await new Promise((r) => setTimeout(r, 150));
     const closing = api.close();
     const res = await inFlight;

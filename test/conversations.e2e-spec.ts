@@ -26,13 +26,15 @@ describe('Conversations', () => {
     expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
     checker.check('GET', template, status, res.body);
   };
-  const openCase = async (tenant: Tenant) =>
-    (await api.app.get(CasesService).open(tenant.organisationId, { externalRef: `REF-${rand()}` })).case;
+  const openCase = async (tenant: Tenant) => (await api.app.get(CasesService).open(tenant.organisationId, { externalRef: `REF-${rand()}` })).case;
   const start = async (tenant: Tenant, langs: [string, string] = ['en', 'es']) => ingest.start((await openCase(tenant)).id, ...langs);
   const outbox = async (conversationId: string) =>
     db.query(`SELECT organisation_id, event, data FROM outbox_events WHERE data->>'conversation_id' = $1 ORDER BY occurred_at, id`, [conversationId]);
   const rejection = async (p: Promise<unknown>) => {
-    const err = await p.then(() => null, (e: unknown) => e);
+    const err = await p.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(DomainError);
     return err as DomainError;
   };
@@ -66,9 +68,7 @@ describe('Conversations', () => {
       made.push(await start(tenant));
       await new Promise((r) => setTimeout(r, 3));
     }
-    const expected = made
-      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
-      .map((c) => c.id);
+    const expected = made.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)).map((c) => c.id);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -92,9 +92,30 @@ describe('Conversations', () => {
     checker.check('GET', '/v1/conversations/{id}/transcript', 200, res.body);
     expect(Object.keys(res.body)).toEqual(['data']);
     expect(res.body.data).toEqual([
-      { seq: 1, speaker: 'caseworker', language: 'en', text: 'Good morning.', translation: { language: 'pt-BR', text: 'Bom dia.' }, spoken_at: expect.stringMatching(/Z$/) },
-      { seq: 2, speaker: 'client', language: 'pt-BR', text: 'Preciso de ajuda.', translation: { language: 'en', text: 'I need help.' }, spoken_at: expect.stringMatching(/Z$/) },
-      { seq: 3, speaker: 'caseworker', language: 'en', text: 'Of course.', translation: { language: 'pt-BR', text: 'Claro.' }, spoken_at: expect.stringMatching(/Z$/) },
+      {
+        seq: 1,
+        speaker: 'caseworker',
+        language: 'en',
+        text: 'Good morning.',
+        translation: { language: 'pt-BR', text: 'Bom dia.' },
+        spoken_at: expect.stringMatching(/Z$/),
+      },
+      {
+        seq: 2,
+        speaker: 'client',
+        language: 'pt-BR',
+        text: 'Preciso de ajuda.',
+        translation: { language: 'en', text: 'I need help.' },
+        spoken_at: expect.stringMatching(/Z$/),
+      },
+      {
+        seq: 3,
+        speaker: 'caseworker',
+        language: 'en',
+        text: 'Of course.',
+        translation: { language: 'pt-BR', text: 'Claro.' },
+        spoken_at: expect.stringMatching(/Z$/),
+      },
     ]);
     const empty = await get(t, `/v1/conversations/${(await start(t)).id}/transcript`);
     checker.check('GET', '/v1/conversations/{id}/transcript', 200, empty.body);
@@ -103,9 +124,7 @@ describe('Conversations', () => {
 
   it('turns appended concurrently get consecutive seq numbers', async () => {
     const c = await start(t);
-    await Promise.all(
-      Array.from({ length: 6 }, (_, i) => ingest.appendTurn(c.id, { speaker: 's', language: 'en', text: `t${i}`, translation: `t${i}` })),
-    );
+    await Promise.all(Array.from({ length: 6 }, (_, i) => ingest.appendTurn(c.id, { speaker: 's', language: 'en', text: `t${i}`, translation: `t${i}` })));
     const res = await get(t, `/v1/conversations/${c.id}/transcript`);
     expect(res.body.data.map((x: { seq: number }) => x.seq)).toEqual([1, 2, 3, 4, 5, 6]);
   });
@@ -178,7 +197,13 @@ describe('Conversations', () => {
 
   it('documents no extra errors, and the whole-list answers without next_cursor', () => {
     const common = ['400', '401', '403', '404', '405', '429', '500'];
-    for (const path of ['/v1/conversations', '/v1/conversations/{id}', '/v1/conversations/{id}/facts', '/v1/conversations/{id}/summary', '/v1/conversations/{id}/transcript']) {
+    for (const path of [
+      '/v1/conversations',
+      '/v1/conversations/{id}',
+      '/v1/conversations/{id}/facts',
+      '/v1/conversations/{id}/summary',
+      '/v1/conversations/{id}/transcript',
+    ]) {
       expect(Object.keys(doc.paths[path].get.responses).sort()).toEqual(['200', ...common].sort());
     }
     for (const path of ['/v1/conversations/{id}/facts', '/v1/conversations/{id}/transcript']) {
@@ -193,7 +218,12 @@ describe('Conversations', () => {
       expect((await rejection(ingest.start(c.id, 'en', 'es'))).code).toBe('case_closed');
       expect((await rejection(ingest.start('999999999', 'en', 'es'))).code).toBe('not_found');
       const open = await openCase(t);
-      for (const [a, b] of [['english', 'es'], ['en', 'ES'], ['en', 'en'], ['en', '']]) {
+      for (const [a, b] of [
+        ['english', 'es'],
+        ['en', 'ES'],
+        ['en', 'en'],
+        ['en', ''],
+      ]) {
         expect((await rejection(ingest.start(open.id, a, b))).code).toBe('validation_failed');
       }
     });

@@ -41,12 +41,15 @@ describe('list cursors', () => {
     expect((await api.http().get(`/v1/groups?limit=1&cursor=${cursor}`).set(t.auth)).status).toBe(200);
     const raw = Buffer.from(cursor, 'base64url');
     raw[raw.length - 3] ^= 0x01;
-    const res = await api.http().get(`/v1/groups?limit=1&cursor=${raw.toString('base64url')}`).set(t.auth);
+    const res = await api
+      .http()
+      .get(`/v1/groups?limit=1&cursor=${raw.toString('base64url')}`)
+      .set(t.auth);
     expect(res.status).toBe(400);
     expect(res.body.error.message).toBe(MESSAGE);
   });
 
-  it('a cursor issued by one replica is taken by another (the key is the database\'s, nothing to configure)', async () => {
+  it("a cursor issued by one replica is taken by another (the key is the database's, nothing to configure)", async () => {
     const other = await startApi();
     try {
       const first = await api.http().get('/v1/groups?limit=1').set(t.auth);

@@ -23,7 +23,7 @@ function descendants(pid: number): number[] {
     } catch {} // gone meanwhile
   }
   const found: number[] = [];
-  for (let frontier = [pid]; frontier.length; ) {
+  for (let frontier = [pid]; frontier.length;) {
     const next = [...parent].filter(([, ppid]) => frontier.includes(ppid)).map(([p]) => p);
     found.push(...next);
     frontier = next;
@@ -44,38 +44,51 @@ describe('`npm run dev` stops everything it started when the npm process is sign
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   // SIGTERM npm passes on; SIGHUP (a closed terminal, `kill -HUP`) it does not, and dies alone.
-  it.each(['SIGTERM', 'SIGHUP'] as const)('%s: npm, dev, api, worker, embedded Postgres and redis-server are all gone', async (signal) => {
-    chmodSync(dir, 0o755); // the embedded Postgres runs as the postgres user when we are root
-    const [port, workerPort, pgPort, redisPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-    // DEV_EMBEDDED: its own Postgres and redis-server on these ports; the shared servers are never asked.
-    const env = {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATA_DIR: join(dir, '.data'), HOST: '127.0.0.1',
-      PORT: String(port), WORKER_HEALTH_PORT: String(workerPort), DEV_POSTGRES_PORT: String(pgPort),
-      DEV_REDIS_PORT: String(redisPort), DEV_EMBEDDED: '1', SHUTDOWN_GRACE_MS: '5000', LOG_LEVEL: 'warn',
-      DATABASE_URL: '', REDIS_URL: '', // empty beats a .env in the checkout: dev's own servers, nothing else
-    };
-    const dev = spawn('npm', ['run', 'dev'], { cwd: ROOT, env });
-    let output = '';
-    dev.stdout.on('data', (d) => (output += d));
-    dev.stderr.on('data', (d) => (output += d));
-    const exited = new Promise<void>((r) => dev.once('exit', () => r()));
-    for (const until = Date.now() + 150_000; !output.includes('Integrations API is running') && Date.now() < until && dev.exitCode === null; ) {
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    expect(output).toContain('Integrations API is running');
-    const started = descendants(dev.pid!);
-    const commands = started.map((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8'));
-    expect(commands.some((c) => c.includes('dist/apps/api/src/main.js'))).toBe(true);
-    expect(commands.some((c) => c.includes('dist/apps/worker/src/main.js'))).toBe(true);
-    expect(commands.some((c) => c.startsWith('redis-server'))).toBe(true);
-    expect(commands.some((c) => /postgres/.test(c) && c.includes(String(pgPort)))).toBe(true);
+  it.each(['SIGTERM', 'SIGHUP'] as const)(
+    '%s: npm, dev, api, worker, embedded Postgres and redis-server are all gone',
+    async (signal) => {
+      chmodSync(dir, 0o755); // the embedded Postgres runs as the postgres user when we are root
+      const [port, workerPort, pgPort, redisPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+      // DEV_EMBEDDED: its own Postgres and redis-server on these ports; the shared servers are never asked.
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? dir,
+        DATA_DIR: join(dir, '.data'),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        WORKER_HEALTH_PORT: String(workerPort),
+        DEV_POSTGRES_PORT: String(pgPort),
+        DEV_REDIS_PORT: String(redisPort),
+        DEV_EMBEDDED: '1',
+        SHUTDOWN_GRACE_MS: '5000',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: '',
+        REDIS_URL: '', // empty beats a .env in the checkout: dev's own servers, nothing else
+      };
+      const dev = spawn('npm', ['run', 'dev'], { cwd: ROOT, env });
+      let output = '';
+      dev.stdout.on('data', (d) => (output += d));
+      dev.stderr.on('data', (d) => (output += d));
+      const exited = new Promise<void>((r) => dev.once('exit', () => r()));
+      for (const until = Date.now() + 150_000; !output.includes('Integrations API is running') && Date.now() < until && dev.exitCode === null;) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(output).toContain('Integrations API is running');
+      const started = descendants(dev.pid!);
+      const commands = started.map((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8'));
+      expect(commands.some((c) => c.includes('dist/apps/api/src/main.js'))).toBe(true);
+      expect(commands.some((c) => c.includes('dist/apps/worker/src/main.js'))).toBe(true);
+      expect(commands.some((c) => c.startsWith('redis-server'))).toBe(true);
+      expect(commands.some((c) => /postgres/.test(c) && c.includes(String(pgPort)))).toBe(true);
 
-    dev.kill(signal);
-    const until = Date.now() + 20_000;
-    while ((alive(dev.pid!) || started.some(alive)) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
-    const left = [dev.pid!, ...started].filter(alive);
-    for (const p of left) process.kill(p, 'SIGKILL'); // never leave them behind, even when failing
-    expect(left).toEqual([]);
-    await exited;
-  }, 200_000);
+      dev.kill(signal);
+      const until = Date.now() + 20_000;
+      while ((alive(dev.pid!) || started.some(alive)) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+      const left = [dev.pid!, ...started].filter(alive);
+      for (const p of left) process.kill(p, 'SIGKILL'); // never leave them behind, even when failing
+      expect(left).toEqual([]);
+      await exited;
+    },
+    200_000,
+  );
 });

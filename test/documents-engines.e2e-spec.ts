@@ -17,7 +17,11 @@ function withEngine(env: () => Record<string, string>) {
   }, SLOW);
   afterAll(() => ctx.h?.close(), SLOW);
   const send = async (body: Record<string, unknown>) => {
-    const res = await ctx.h.api.http().post('/v1/documents').set(ctx.t.auth).send({ case_id: ctx.caseId, ...body });
+    const res = await ctx.h.api
+      .http()
+      .post('/v1/documents')
+      .set(ctx.t.auth)
+      .send({ case_id: ctx.caseId, ...body });
     if (res.status !== 202) throw new Error(`POST /v1/documents answered ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body.data as { id: string };
   };
@@ -69,7 +73,7 @@ describe('Document translation engines', () => {
       expect(await translatedEvents(ctx.h.db, doc.id)).toHaveLength(1);
     });
 
-    it('a refusal (400, e.g. an unsupported pair) is permanent: failed after one attempt with the engine\'s words', async () => {
+    it("a refusal (400, e.g. an unsupported pair) is permanent: failed after one attempt with the engine's words", async () => {
       engine.failures.push({ status: 400, body: { error: 'uk is not supported' } });
       const before = since();
       const doc = await send({ text: 'Hello', source_language: 'en', target_language: 'uk' });
@@ -85,7 +89,7 @@ describe('Document translation engines', () => {
       TRANSLATION_ENGINE_KEY: engine.deeplKey,
     }));
 
-    it('translates through POST /v2/translate with DeepL-Auth-Key and DeepL\'s codes', async () => {
+    it("translates through POST /v2/translate with DeepL-Auth-Key and DeepL's codes", async () => {
       const before = since();
       const doc = await file(Buffer.from('<p title="Tip">Hello <b>world</b></p>'), 'page.html', { source_language: 'de', target_language: 'en-GB' });
       const result = await done(doc.id);
@@ -99,10 +103,12 @@ describe('Document translation engines', () => {
       const auto = await send({ text: 'Bonjour', target_language: 'pt' });
       expect(await done(auto.id)).toMatchObject({ state: 'translated' });
       expect(engine.requests[engine.requests.length - 1].body).toEqual({ text: ['Bonjour'], target_lang: 'PT-PT' });
-      expect(await translatedEvents(ctx.h.db, auto.id)).toEqual([{ organisation_id: ctx.t.organisationId, data: { document_id: auto.id, case_id: ctx.caseId, language: 'pt' } }]);
+      expect(await translatedEvents(ctx.h.db, auto.id)).toEqual([
+        { organisation_id: ctx.t.organisationId, data: { document_id: auto.id, case_id: ctx.caseId, language: 'pt' } },
+      ]);
     });
 
-    it('a wrong key (403) and a used-up quota (456) fail the document at once, with DeepL\'s message', async () => {
+    it("a wrong key (403) and a used-up quota (456) fail the document at once, with DeepL's message", async () => {
       const key = engine.deeplKey;
       engine.deeplKey = 'another-key';
       try {
@@ -152,33 +158,44 @@ describe('Document translation engines', () => {
 
   const apertiumInstalled = spawnSync('apertium', ['-l'], { encoding: 'utf8' }).stdout?.split(/\s+/).includes('eng-spa') ?? false;
   const describeApertium = apertiumInstalled ? describe : describe.skip;
-  describeApertium(`Apertium for real, through the apertium command${apertiumInstalled ? '' : ' (SKIPPED: apertium with the eng-spa pair is not installed: apt-get install apertium apertium-eng-spa)'}`, () => {
-    const { file, send, done } = withEngine(() => ({ TRANSLATION_ENGINE: 'apertium' }));
+  describeApertium(
+    `Apertium for real, through the apertium command${apertiumInstalled ? '' : ' (SKIPPED: apertium with the eng-spa pair is not installed: apt-get install apertium apertium-eng-spa)'}`,
+    () => {
+      const { file, send, done } = withEngine(() => ({ TRANSLATION_ENGINE: 'apertium' }));
 
-    it('translates English to Spanish, several segments per run, each back in its place', async () => {
-      const doc = await file(Buffer.from('Hello world.\n\nThe cat is black.\n'), 'notes.txt', { source_language: 'en', target_language: 'es' });
-      expect(await done(doc.id)).toMatchObject({ state: 'translated', translation: { content: 'Hola Mundo.\n\nEl gato es negro.\n' } });
-      const html = await send({ text: '<p>The house is <b>red</b>.</p>', format: 'html', source_language: 'en', target_language: 'es' });
-      // Inline markup splits the sentence: the engine sees "The house is" and "red" apart (markup is never sent).
-      expect((await done(html.id)).translation.content).toBe('<p>La casa es <b>Rojo</b>.</p>');
-    });
+      it('translates English to Spanish, several segments per run, each back in its place', async () => {
+        const doc = await file(Buffer.from('Hello world.\n\nThe cat is black.\n'), 'notes.txt', { source_language: 'en', target_language: 'es' });
+        expect(await done(doc.id)).toMatchObject({ state: 'translated', translation: { content: 'Hola Mundo.\n\nEl gato es negro.\n' } });
+        const html = await send({ text: '<p>The house is <b>red</b>.</p>', format: 'html', source_language: 'en', target_language: 'es' });
+        // Inline markup splits the sentence: the engine sees "The house is" and "red" apart (markup is never sent).
+        expect((await done(html.id)).translation.content).toBe('<p>La casa es <b>Rojo</b>.</p>');
+      });
 
-    it('a pair that is not installed fails the document with Apertium\'s list of pairs', async () => {
-      const doc = await send({ text: 'Hello', source_language: 'en', target_language: 'fr' });
-      expect(await done(doc.id)).toMatchObject({ state: 'failed', failure_reason: expect.stringMatching(/^Apertium has no eng-fra pair installed \(installed: .*eng-spa/) });
-    });
+      it("a pair that is not installed fails the document with Apertium's list of pairs", async () => {
+        const doc = await send({ text: 'Hello', source_language: 'en', target_language: 'fr' });
+        expect(await done(doc.id)).toMatchObject({
+          state: 'failed',
+          failure_reason: expect.stringMatching(/^Apertium has no eng-fra pair installed \(installed: .*eng-spa/),
+        });
+      });
 
-    it('the adapter, called directly, answers one translation per segment in order', async () => {
-      const out = await new ApertiumEngine().translate(['Good morning', 'I have a dog', 'Thank you'], { source: 'en', target: 'es' });
-      expect(out.map((s) => s.trim())).toEqual(['Buenos días', 'Tengo un perro', 'Gracias']);
-    });
-  });
+      it('the adapter, called directly, answers one translation per segment in order', async () => {
+        const out = await new ApertiumEngine().translate(['Good morning', 'I have a dog', 'Thank you'], { source: 'en', target: 'es' });
+        expect(out.map((s) => s.trim())).toEqual(['Buenos días', 'Tengo un perro', 'Gracias']);
+      });
+    },
+  );
 
   describe('adapters, called directly', () => {
     it('an engine that cannot be reached is a failure worth retrying', async () => {
-      const err = await new LibreTranslateEngine({ url: 'http://127.0.0.1:9', timeoutMs: 2000 }).translate(['x'], { source: null, target: 'es' }).catch((e) => e);
+      const err = await new LibreTranslateEngine({ url: 'http://127.0.0.1:9', timeoutMs: 2000 })
+        .translate(['x'], { source: null, target: 'es' })
+        .catch((e) => e);
       expect(err).toBeInstanceOf(TranslationEngineError);
-      expect(err).toMatchObject({ permanent: false, message: expect.stringMatching(/^LibreTranslate could not be reached at http:\/\/127\.0\.0\.1:9: ECONNREFUSED/) });
+      expect(err).toMatchObject({
+        permanent: false,
+        message: expect.stringMatching(/^LibreTranslate could not be reached at http:\/\/127\.0\.0\.1:9: ECONNREFUSED/),
+      });
     });
 
     it('Apertium without its command installed is a permanent failure that says how to install it', async () => {

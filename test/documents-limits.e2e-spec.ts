@@ -90,36 +90,51 @@ describe('Documents: limits with the default settings (10 MB files, 100,000 char
   }, SLOW);
   afterAll(() => api?.close());
 
-  it('a 50 MB upload sent chunked is refused 413 file_too_large while streaming, without the api holding it', async () => {
-    // Warm up the path (JIT, pools) so the measure is about the upload.
-    await upload(api, t, caseId, MB, true);
-    const before = process.memoryUsage().rss;
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-    const res = await upload(api, t, caseId, 50 * MB, true);
-    clearInterval(sampler);
-    expect(res.status).toBe(413);
-    expect(res.body.error.code).toBe('file_too_large');
-    expect(res.sentBytes).toBe(50 * MB); // the api read (and dropped) all of it
-    const grewMb = (peak - before) / MB;
-    // The file is dropped at the 10 MB limit and the rest read and thrown away. What the peak
-    // shows (about 30 MB here) is TLS and GC slack that does not grow with the upload: 200 MB
-    // sent gave the same peak, and so did a 1 MB limit. Holding the upload would be 50+ MB.
-    expect(grewMb).toBeLessThan(45);
-  }, SLOW);
+  it(
+    'a 50 MB upload sent chunked is refused 413 file_too_large while streaming, without the api holding it',
+    async () => {
+      // Warm up the path (JIT, pools) so the measure is about the upload.
+      await upload(api, t, caseId, MB, true);
+      const before = process.memoryUsage().rss;
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+      const res = await upload(api, t, caseId, 50 * MB, true);
+      clearInterval(sampler);
+      expect(res.status).toBe(413);
+      expect(res.body.error.code).toBe('file_too_large');
+      expect(res.sentBytes).toBe(50 * MB); // the api read (and dropped) all of it
+      const grewMb = (peak - before) / MB;
+      // The file is dropped at the 10 MB limit and the rest read and thrown away. What the peak
+      // shows (about 30 MB here) is TLS and GC slack that does not grow with the upload: 200 MB
+      // sent gave the same peak, and so did a 1 MB limit. Holding the upload would be 50+ MB.
+      expect(grewMb).toBeLessThan(45);
+    },
+    SLOW,
+  );
 
-  it('a 50 MB upload with its Content-Length is refused at once, before any of it is parsed', async () => {
-    const res = await upload(api, t, caseId, 50 * MB, false);
-    expect(res.status).toBe(413);
-    expect(res.body.error.code).toBe('file_too_large');
-  }, SLOW);
+  it(
+    'a 50 MB upload with its Content-Length is refused at once, before any of it is parsed',
+    async () => {
+      const res = await upload(api, t, caseId, 50 * MB, false);
+      expect(res.status).toBe(413);
+      expect(res.body.error.code).toBe('file_too_large');
+    },
+    SLOW,
+  );
 
-  it('a text at the character limit, sent as escaped JSON (1.2 MB), is taken: the JSON limit follows the text limit', async () => {
-    const text = '😀'.repeat(100_000);
-    const json = JSON.stringify({ case_id: caseId, target_language: 'es', text }).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    expect(json.length).toBeGreaterThan(MB);
-    const res = await api.http().post('/v1/documents').set(t.auth).set('Content-Type', 'application/json').send(json);
-    expect(res.status).toBe(202);
-    expect(res.body.data.size_bytes).toBe(400_000);
-  }, SLOW);
+  it(
+    'a text at the character limit, sent as escaped JSON (1.2 MB), is taken: the JSON limit follows the text limit',
+    async () => {
+      const text = '😀'.repeat(100_000);
+      const json = JSON.stringify({ case_id: caseId, target_language: 'es', text }).replace(
+        /[\u007f-\uffff]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      );
+      expect(json.length).toBeGreaterThan(MB);
+      const res = await api.http().post('/v1/documents').set(t.auth).set('Content-Type', 'application/json').send(json);
+      expect(res.status).toBe(202);
+      expect(res.body.data.size_bytes).toBe(400_000);
+    },
+    SLOW,
+  );
 });

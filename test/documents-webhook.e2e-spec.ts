@@ -28,22 +28,39 @@ describe('Documents: document.translated reaches a subscribed webhook', () => {
     await engine?.stop();
   }, SLOW);
 
-  it('the worker translates, the outbox row is relayed, and the webhook gets {document_id, case_id, language} signed, never the words', async () => {
-    const t = await makeTenant(h.api.app);
-    const caseId = await openCase(h.db, t.organisationId);
-    const path = `/documents-${Math.random().toString(36).slice(2, 10)}`;
-    const hook = await h.api.http().post('/v1/webhooks').set(t.auth).send({ url: `https://127.0.0.1${path}`, events: ['document.translated'] });
-    expect(hook.status).toBe(201);
+  it(
+    'the worker translates, the outbox row is relayed, and the webhook gets {document_id, case_id, language} signed, never the words',
+    async () => {
+      const t = await makeTenant(h.api.app);
+      const caseId = await openCase(h.db, t.organisationId);
+      const path = `/documents-${Math.random().toString(36).slice(2, 10)}`;
+      const hook = await h.api
+        .http()
+        .post('/v1/webhooks')
+        .set(t.auth)
+        .send({ url: `https://127.0.0.1${path}`, events: ['document.translated'] });
+      expect(hook.status).toBe(201);
 
-    const sent = await h.api.http().post('/v1/documents').set(t.auth).send({ case_id: caseId, text: 'Confidential words', source_language: 'en', target_language: 'de' });
-    expect(sent.status).toBe(202);
-    const id = sent.body.data.id;
-    expect((await settled(h.api, t, id)).body.data.state).toBe('translated');
+      const sent = await h.api
+        .http()
+        .post('/v1/documents')
+        .set(t.auth)
+        .send({ case_id: caseId, text: 'Confidential words', source_language: 'en', target_language: 'de' });
+      expect(sent.status).toBe(202);
+      const id = sent.body.data.id;
+      expect((await settled(h.api, t, id)).body.data.state).toBe('translated');
 
-    const [delivery] = await receiver.waitFor(path, 1, 20_000);
-    const body = JSON.parse(delivery.raw);
-    expect(body).toEqual({ id: expect.any(String), event: 'document.translated', occurred_at: expect.stringMatching(/Z$/), data: { document_id: id, case_id: caseId, language: 'de' } });
-    expect(delivery.raw).not.toMatch(/confidential/i);
-    expect(verifySignature(delivery.headers['service-signature'] as string, delivery.raw, hook.body.data.secret)).toBe(true);
-  }, SLOW);
+      const [delivery] = await receiver.waitFor(path, 1, 20_000);
+      const body = JSON.parse(delivery.raw);
+      expect(body).toEqual({
+        id: expect.any(String),
+        event: 'document.translated',
+        occurred_at: expect.stringMatching(/Z$/),
+        data: { document_id: id, case_id: caseId, language: 'de' },
+      });
+      expect(delivery.raw).not.toMatch(/confidential/i);
+      expect(verifySignature(delivery.headers['service-signature'] as string, delivery.raw, hook.body.data.secret)).toBe(true);
+    },
+    SLOW,
+  );
 });

@@ -61,7 +61,10 @@ describe('Documents: send, translate in the worker, read back', () => {
     fields: Record<string, string>,
     opts: { filename?: string; contentType?: string; key?: string; tenant?: Tenant; extraFiles?: number } = {},
   ): Promise<Res> => {
-    const req = h.api.http().post('/v1/documents').set((opts.tenant ?? t).auth);
+    const req = h.api
+      .http()
+      .post('/v1/documents')
+      .set((opts.tenant ?? t).auth);
     if (opts.key) req.set('Idempotency-Key', opts.key);
     for (const [k, v] of Object.entries(fields)) req.field(k, v);
     if (file) req.attach('file', file, { filename: opts.filename ?? 'doc.txt', contentType: opts.contentType ?? 'application/octet-stream' });
@@ -158,7 +161,11 @@ describe('Documents: send, translate in the worker, read back', () => {
 
   describe('files', () => {
     it('a .txt file keeps its line breaks', async () => {
-      const res = await postFile(Buffer.from('First line\r\n\r\nSecond line\r\n'), { case_id: caseId, target_language: 'es', source_language: 'en' }, { filename: 'notes.txt', contentType: 'text/plain' });
+      const res = await postFile(
+        Buffer.from('First line\r\n\r\nSecond line\r\n'),
+        { case_id: caseId, target_language: 'es', source_language: 'en' },
+        { filename: 'notes.txt', contentType: 'text/plain' },
+      );
       expect(res.status).toBe(202);
       checker.check('POST', '/v1/documents', 202, res.body);
       expect(res.body.data).toMatchObject({ name: 'notes.txt', format: 'text', media_type: 'text/plain', size_bytes: 27 });
@@ -183,7 +190,11 @@ describe('Documents: send, translate in the worker, read back', () => {
         '<body><h1 class="hero" data-id=7>Welcome &amp; hello</h1><!-- note -->' +
         '<img src="/logo.png" alt="Our logo"><a href="/x" title="More info" aria-label="Read more">read more</a>' +
         '<code>keep()</code><input placeholder="Your name"></body></html>\n';
-      const res = await postFile(Buffer.from(html), { case_id: caseId, target_language: 'es', source_language: 'en' }, { filename: 'page.html', contentType: 'text/html' });
+      const res = await postFile(
+        Buffer.from(html),
+        { case_id: caseId, target_language: 'es', source_language: 'en' },
+        { filename: 'page.html', contentType: 'text/html' },
+      );
       expect(res.body.data).toMatchObject({ format: 'html', media_type: 'text/html' });
       const done = await settled(h.api, t, res.body.data.id);
       expect(done.body.data.translation.content).toBe(
@@ -195,9 +206,13 @@ describe('Documents: send, translate in the worker, read back', () => {
       );
     });
 
-    it('a .docx comes back as a valid package: every part but the runs\' text identical', async () => {
+    it("a .docx comes back as a valid package: every part but the runs' text identical", async () => {
       const original = await buildDocx();
-      const res = await postFile(original, { case_id: caseId, target_language: 'es', source_language: 'en' }, { filename: 'C:\\Users\\me\\report.docx', contentType: 'application/octet-stream' });
+      const res = await postFile(
+        original,
+        { case_id: caseId, target_language: 'es', source_language: 'en' },
+        { filename: 'C:\\Users\\me\\report.docx', contentType: 'application/octet-stream' },
+      );
       expect(res.status).toBe(202);
       expect(res.body.data).toMatchObject({
         name: 'report.docx',
@@ -220,30 +235,47 @@ describe('Documents: send, translate in the worker, read back', () => {
         else expect({ name, same: after.equals(before) }).toEqual({ name, same: true });
       }
       const text = runTexts(await b.file('word/document.xml')!.async('string')).join('');
-      expect(text).toBe(runTexts(await a.file('word/document.xml')!.async('string')).join('').toUpperCase());
+      expect(text).toBe(
+        runTexts(await a.file('word/document.xml')!.async('string'))
+          .join('')
+          .toUpperCase(),
+      );
       expect(runTexts(await b.file('word/header1.xml')!.async('string'))).toEqual(['CONFIDENTIAL HEADER']);
       expect(runTexts(await b.file('word/footnotes.xml')!.async('string'))).toEqual([' A FOOTNOTE.']);
     });
 
-    (SOFFICE ? it : it.skip)(`LibreOffice opens the translated .docx and reads the translated text${SOFFICE ? '' : ' (SKIPPED: soffice is not installed: apt-get install libreoffice-writer-nogui)'}`, async () => {
-      const original = await buildDocx();
-      const res = await postFile(original, { case_id: caseId, target_language: 'es', source_language: 'en' }, { filename: 'report.docx' });
-      const done = await settled(h.api, t, res.body.data.id);
-      const dir = mkdtempSync(join(tmpdir(), 'docx-lo-'));
-      writeFileSync(join(dir, 'original.docx'), original);
-      writeFileSync(join(dir, 'translated.docx'), Buffer.from(done.body.data.translation.content, 'base64'));
-      const lo = spawnSync(
-        'soffice',
-        [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'txt:Text', '--outdir', dir, join(dir, 'original.docx'), join(dir, 'translated.docx')],
-        { encoding: 'utf8', timeout: 60_000 },
-      );
-      expect(lo.status).toBe(0);
-      const before = readFileSync(join(dir, 'original.txt'), 'utf8');
-      const after = readFileSync(join(dir, 'translated.txt'), 'utf8');
-      expect(after).toContain('THE CAT IS BLACK. BOLD WORDS\tAFTER A TAB');
-      // Tracked deletions are not translated; everything else reads as the original, translated.
-      expect(after).toBe(before.toUpperCase().replace('DELETED TEXT', 'Deleted text'));
-    }, SLOW);
+    (SOFFICE ? it : it.skip)(
+      `LibreOffice opens the translated .docx and reads the translated text${SOFFICE ? '' : ' (SKIPPED: soffice is not installed: apt-get install libreoffice-writer-nogui)'}`,
+      async () => {
+        const original = await buildDocx();
+        const res = await postFile(original, { case_id: caseId, target_language: 'es', source_language: 'en' }, { filename: 'report.docx' });
+        const done = await settled(h.api, t, res.body.data.id);
+        const dir = mkdtempSync(join(tmpdir(), 'docx-lo-'));
+        writeFileSync(join(dir, 'original.docx'), original);
+        writeFileSync(join(dir, 'translated.docx'), Buffer.from(done.body.data.translation.content, 'base64'));
+        const lo = spawnSync(
+          'soffice',
+          [
+            `-env:UserInstallation=file://${dir}/profile`,
+            '--headless',
+            '--convert-to',
+            'txt:Text',
+            '--outdir',
+            dir,
+            join(dir, 'original.docx'),
+            join(dir, 'translated.docx'),
+          ],
+          { encoding: 'utf8', timeout: 60_000 },
+        );
+        expect(lo.status).toBe(0);
+        const before = readFileSync(join(dir, 'original.txt'), 'utf8');
+        const after = readFileSync(join(dir, 'translated.txt'), 'utf8');
+        expect(after).toContain('THE CAT IS BLACK. BOLD WORDS\tAFTER A TAB');
+        // Tracked deletions are not translated; everything else reads as the original, translated.
+        expect(after).toBe(before.toUpperCase().replace('DELETED TEXT', 'Deleted text'));
+      },
+      SLOW,
+    );
 
     it('a file of exactly the limit is taken', async () => {
       const res = await postFile(Buffer.alloc(MAX_FILE, 'a'), { case_id: caseId, target_language: 'es' }, { filename: 'big.txt' });
@@ -254,7 +286,12 @@ describe('Documents: send, translate in the worker, read back', () => {
 
   describe('refusals', () => {
     it('413 file_too_large: a file over the limit, also when sent chunked with no Content-Length (refused while streaming)', async () => {
-      expectError(await postFile(Buffer.alloc(MAX_FILE + 1, 'a'), { case_id: caseId, target_language: 'es' }, { filename: 'big.txt' }), 413, 'file_too_large', /200000 bytes/);
+      expectError(
+        await postFile(Buffer.alloc(MAX_FILE + 1, 'a'), { case_id: caseId, target_language: 'es' }, { filename: 'big.txt' }),
+        413,
+        'file_too_large',
+        /200000 bytes/,
+      );
 
       // Chunked: only the streaming check can see it. 4 × the limit, in 16 KiB chunks.
       const boundary = 'xBOUNDARYx';
@@ -309,8 +346,17 @@ describe('Documents: send, translate in the worker, read back', () => {
       const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from([0xe2, 0xe3, 0xcf, 0xd3, 0x00, 0x01])]);
       expectError(await postFile(pdf, fields, { filename: 'scan.pdf', contentType: 'application/pdf' }), 415, 'file_type_not_supported');
       expectError(await postFile(pdf, fields, { filename: 'scan.txt', contentType: 'text/plain' }), 415, 'file_type_not_supported');
-      expectError(await postFile(Buffer.from('a,b\n1,2\n'), fields, { filename: 'data.csv', contentType: 'text/plain' }), 415, 'file_type_not_supported', /\.csv/);
-      expectError(await postFile(Buffer.from('caf\xe9', 'latin1'), fields, { filename: 'latin1.txt', contentType: 'text/plain' }), 415, 'file_type_not_supported');
+      expectError(
+        await postFile(Buffer.from('a,b\n1,2\n'), fields, { filename: 'data.csv', contentType: 'text/plain' }),
+        415,
+        'file_type_not_supported',
+        /\.csv/,
+      );
+      expectError(
+        await postFile(Buffer.from('caf\xe9', 'latin1'), fields, { filename: 'latin1.txt', contentType: 'text/plain' }),
+        415,
+        'file_type_not_supported',
+      );
       const zip = new JSZip();
       zip.file('xl/workbook.xml', '<workbook/>');
       const xlsx = await zip.generateAsync({ type: 'nodebuffer' });
@@ -364,7 +410,10 @@ describe('Documents: send, translate in the worker, read back', () => {
       const reader = await makeTenant(h.api.app, ['documents:read']);
       const res = await postFile(Buffer.alloc(MAX_FILE * 2, 'a'), { case_id: caseId, target_language: 'es' }, { tenant: reader });
       expect({ status: res.status, code: res.body.error.code }).toEqual({ status: 403, code: 'scope_missing' });
-      const noRead = await makeTenant(h.api.app, SCOPES.filter((s) => s !== 'documents:read'));
+      const noRead = await makeTenant(
+        h.api.app,
+        SCOPES.filter((s) => s !== 'documents:read'),
+      );
       const get = await h.api.http().get('/v1/documents/1').set(noRead.auth);
       expect(get.body.error.code).toBe('scope_missing');
     });
@@ -447,7 +496,22 @@ describe('Documents: send, translate in the worker, read back', () => {
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['202', '409', '413', '415', '422']));
       const schema = doc.components.schemas.DocumentDto;
       expect(Object.keys(schema.properties).sort()).toEqual(
-        ['case_id', 'created_at', 'failure_reason', 'format', 'id', 'media_type', 'name', 'size_bytes', 'source_language', 'state', 'target_language', 'translated_at', 'translation', 'updated_at'].sort(),
+        [
+          'case_id',
+          'created_at',
+          'failure_reason',
+          'format',
+          'id',
+          'media_type',
+          'name',
+          'size_bytes',
+          'source_language',
+          'state',
+          'target_language',
+          'translated_at',
+          'translation',
+          'updated_at',
+        ].sort(),
       );
       expect(doc.components.schemas.DocumentCreateFormDto.properties.file).toMatchObject({ type: 'string', format: 'binary' });
       expect(JSON.stringify(doc)).not.toContain('"nullable"');

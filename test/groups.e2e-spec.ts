@@ -50,18 +50,36 @@ describe('Groups and permissions', () => {
       checker.check('GET', '/v1/permissions', 200, res.body);
       expect(res.body.next_cursor).toBeNull();
       expect(res.body.data.map((p: { code: string }) => p.code)).toEqual([
-        'people.manage', 'cases.read_all', 'conversations.start', 'conversations.review', 'documents.send', 'integrations.manage', 'organisation.own',
+        'people.manage',
+        'cases.read_all',
+        'conversations.start',
+        'conversations.review',
+        'documents.send',
+        'integrations.manage',
+        'organisation.own',
       ]);
-      expect(res.body.data.filter((p: { grantable: boolean }) => !p.grantable).map((p: { code: string }) => p.code)).toEqual(['integrations.manage', 'organisation.own']);
+      expect(res.body.data.filter((p: { grantable: boolean }) => !p.grantable).map((p: { code: string }) => p.code)).toEqual([
+        'integrations.manage',
+        'organisation.own',
+      ]);
       expect(res.body.data[0]).toEqual({ code: 'people.manage', name: 'Manage people and groups', grantable: true });
     });
 
     it('POST creates (201), GET reads, PATCH renames and replaces, DELETE removes (204)', async () => {
-      const created = await call(t, 'post', '/v1/groups', { name: '  Interpreters  ', permissions: ['documents.send', 'conversations.start', 'documents.send'] });
+      const created = await call(t, 'post', '/v1/groups', {
+        name: '  Interpreters  ',
+        permissions: ['documents.send', 'conversations.start', 'documents.send'],
+      });
       expect(created.status).toBe(201);
       checker.check('POST', '/v1/groups', 201, created.body);
       const g = created.body.data;
-      expect(g).toEqual({ id: expect.stringMatching(/^\d+$/), name: 'Interpreters', permissions: ['conversations.start', 'documents.send'], created_at: expect.stringMatching(/Z$/), updated_at: g.created_at });
+      expect(g).toEqual({
+        id: expect.stringMatching(/^\d+$/),
+        name: 'Interpreters',
+        permissions: ['conversations.start', 'documents.send'],
+        created_at: expect.stringMatching(/Z$/),
+        updated_at: g.created_at,
+      });
 
       const got = await call(t, 'get', `/v1/groups/${g.id}`);
       expect(got.status).toBe(200);
@@ -242,8 +260,20 @@ describe('Groups and permissions', () => {
       expect(await storedCodes(g.id)).toEqual(['documents.send']);
 
       const owners = await seedGroup(t.organisationId, ['organisation.own', 'people.manage']);
-      expectError(await call(t, 'patch', `/v1/groups/${owners.id}`, { permissions: ['people.manage'] }), 403, 'permission_not_grantable', 'PATCH', '/v1/groups/{id}');
-      expectError(await call(t, 'put', `/v1/groups/${owners.id}/permissions`, { permissions: [] }), 403, 'permission_not_grantable', 'PUT', '/v1/groups/{id}/permissions');
+      expectError(
+        await call(t, 'patch', `/v1/groups/${owners.id}`, { permissions: ['people.manage'] }),
+        403,
+        'permission_not_grantable',
+        'PATCH',
+        '/v1/groups/{id}',
+      );
+      expectError(
+        await call(t, 'put', `/v1/groups/${owners.id}/permissions`, { permissions: [] }),
+        403,
+        'permission_not_grantable',
+        'PUT',
+        '/v1/groups/{id}/permissions',
+      );
       // Keeping the code while changing others is allowed.
       const kept = await call(t, 'put', `/v1/groups/${owners.id}/permissions`, { permissions: ['organisation.own', 'people.manage', 'documents.send'] });
       expect(kept.body).toEqual({ data: ['documents.send', 'organisation.own', 'people.manage'] });
@@ -333,7 +363,12 @@ describe('Groups and permissions', () => {
       const groups = [await createGroup(tenant, ['people.manage']), await createGroup(tenant, ['people.manage'])];
       for (const g of groups) await seedPerson(tenant.organisationId, g.id);
       expect(await managers(tenant.organisationId)).toBe(2);
-      const results = await Promise.all(groups.map((g) => { const [m, p, b] = request(g.id); return call(tenant, m, p, b); }));
+      const results = await Promise.all(
+        groups.map((g) => {
+          const [m, p, b] = request(g.id);
+          return call(tenant, m, p, b);
+        }),
+      );
       const statuses = results.map((r) => r.status).sort();
       expect(statuses[1]).toBe(409);
       expect([200, 204]).toContain(statuses[0]);
@@ -361,7 +396,12 @@ describe('Groups and permissions', () => {
       expect(second.body).toEqual(first.body);
       expect(second.headers['idempotent-replayed']).toBe('true');
       expect(await db.getRepository(GroupEntity).countBy({ organisationId: t.organisationId, name })).toBe(1);
-      const reused = await api.http().post('/v1/groups').set(t.auth).set('Idempotency-Key', key).send({ name: `${name}!` });
+      const reused = await api
+        .http()
+        .post('/v1/groups')
+        .set(t.auth)
+        .set('Idempotency-Key', key)
+        .send({ name: `${name}!` });
       expectError(reused as unknown as Res, 422, 'idempotency_key_reused', 'POST', '/v1/groups');
     });
 
@@ -380,7 +420,11 @@ describe('Groups and permissions', () => {
 
     it.each([
       ['POST /v1/groups', '/v1/groups', (id: string) => ({ path: '/v1/groups', body: { name: `Busy ${id}` }, status: 201 })],
-      ['POST /v1/groups/{id}/permissions', '/v1/groups/{id}/permissions', (id: string) => ({ path: `/v1/groups/${id}/permissions`, body: { code: 'people.manage' }, status: 200 })],
+      [
+        'POST /v1/groups/{id}/permissions',
+        '/v1/groups/{id}/permissions',
+        (id: string) => ({ path: `/v1/groups/${id}/permissions`, body: { code: 'people.manage' }, status: 200 }),
+      ],
     ])('%s: 409 idempotency_key_in_use while the first request is in progress', async (_, template, build) => {
       const g = await createGroup(t);
       const { path, body, status } = build(g.id);
@@ -391,7 +435,13 @@ describe('Groups and permissions', () => {
       await blocker.startTransaction();
       try {
         await blocker.query(`SELECT id FROM organisations WHERE id = $1 FOR UPDATE`, [t.organisationId]);
-        const first = api.http().post(path).set(t.auth).set('Idempotency-Key', key).send(body).then((r) => r);
+        const first = api
+          .http()
+          .post(path)
+          .set(t.auth)
+          .set('Idempotency-Key', key)
+          .send(body)
+          .then((r) => r);
         await waitForBlockedQuery();
         const second = await api.http().post(path).set(t.auth).set('Idempotency-Key', key).send(body);
         expectError(second as unknown as Res, 409, 'idempotency_key_in_use', 'POST', template);

@@ -29,7 +29,10 @@ describe('Idempotency-Key calls hold no database connection through network I/O'
     await receiver?.close();
   });
 
-  const { call, create, rand } = webhookKit(() => api, () => checker);
+  const { call, create, rand } = webhookKit(
+    () => api,
+    () => checker,
+  );
 
   it('20 concurrent test calls with keys to a receiver answering after 9 s; reads answer fast meanwhile, on the default pool of 10', async () => {
     expect(api.config.databasePoolSize).toBe(10);

@@ -33,7 +33,12 @@ describe('Idempotency-Key', () => {
   it('422 idempotency_key_reused for the same key with a different request', async () => {
     const name = unique('reuse');
     await api.http().post('/v1/_probe/things').set(t.auth).set('Idempotency-Key', 'k-reuse').send({ name }).expect(201);
-    const res = await api.http().post('/v1/_probe/things').set(t.auth).set('Idempotency-Key', 'k-reuse').send({ name: `${name}!` });
+    const res = await api
+      .http()
+      .post('/v1/_probe/things')
+      .set(t.auth)
+      .set('Idempotency-Key', 'k-reuse')
+      .send({ name: `${name}!` });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ error: { code: 'idempotency_key_reused', message: expect.any(String) } });
     expect(await count(`${name}!`)).toBe(0);
@@ -92,14 +97,21 @@ describe('Idempotency-Key', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('invalid_request');
     }
-    const max = await api.http().post('/v1/_probe/things').set(t.auth).set('Idempotency-Key', 'y'.repeat(255)).send({ name: unique('max') });
+    const max = await api
+      .http()
+      .post('/v1/_probe/things')
+      .set(t.auth)
+      .set('Idempotency-Key', 'y'.repeat(255))
+      .send({ name: unique('max') });
     expect(max.status).toBe(201);
   });
 
   it('an expired key is forgotten: the request acts again', async () => {
     const name = unique('expired');
     await api.http().post('/v1/_probe/things').set(t.auth).set('Idempotency-Key', 'k-exp').send({ name }).expect(201);
-    await db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE connection_id = $1 AND idempotency_key = 'k-exp'`, [t.connectionId]);
+    await db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE connection_id = $1 AND idempotency_key = 'k-exp'`, [
+      t.connectionId,
+    ]);
     await api.http().post('/v1/_probe/things').set(t.auth).set('Idempotency-Key', 'k-exp').send({ name }).expect(201);
     expect(await count(name)).toBe(2);
   });
@@ -107,7 +119,10 @@ describe('Idempotency-Key', () => {
   it('remembers keys for 24 hours', async () => {
     const name = unique('ttl');
     await api.http().post('/v1/_probe/things').set(t.auth).set('Idempotency-Key', 'k-ttl').send({ name }).expect(201);
-    const [row] = await db.query(`SELECT extract(epoch FROM expires_at - created_at) AS s FROM idempotency_keys WHERE connection_id = $1 AND idempotency_key = 'k-ttl'`, [t.connectionId]);
+    const [row] = await db.query(
+      `SELECT extract(epoch FROM expires_at - created_at) AS s FROM idempotency_keys WHERE connection_id = $1 AND idempotency_key = 'k-ttl'`,
+      [t.connectionId],
+    );
     expect(Math.round(Number(row.s))).toBe(24 * 3600);
   });
 });

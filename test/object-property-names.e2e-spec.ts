@@ -35,7 +35,11 @@ describe('Field names that are JavaScript object properties', () => {
 
   it('refuses them on PATCH too, and as a scalar value', async () => {
     expect422(await post('/v1/groups', `{"name":"p-${rand()}","permissions":[],"constructor":"x"}`), 'constructor');
-    const group = await api.http().post('/v1/groups').set(t.auth).send({ name: `g-${rand()}`, permissions: [] });
+    const group = await api
+      .http()
+      .post('/v1/groups')
+      .set(t.auth)
+      .send({ name: `g-${rand()}`, permissions: [] });
     expect(group.status).toBe(201);
     expect422(await post(`/v1/groups/${group.body.data.id}`, `{"name":"x-${rand()}","__proto__":{"isAdmin":true}}`, 'patch'), '__proto__');
   });

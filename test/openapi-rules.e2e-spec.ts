@@ -23,8 +23,7 @@ describe('OpenAPI: the schemas carry the rules the service enforces', () => {
 
   const schemaOf = (name: string): Json => doc.components.schemas[name];
   const prop = (name: string, field: string): Json => schemaOf(name).properties[field];
-  const param = (path: string, method: string, name: string): Json =>
-    doc.paths[path][method].parameters.find((p: Json) => p.name === name).schema;
+  const param = (path: string, method: string, name: string): Json => doc.paths[path][method].parameters.find((p: Json) => p.name === name).schema;
   const valid = (schema: Json, value: unknown) => ajv.validate(schema, value) as boolean;
   const post = (path: string, body: object, headers: Record<string, string> = {}): Promise<Res> =>
     api.http().post(path).set(t.auth).set(headers).send(body) as unknown as Promise<Res>;
@@ -72,7 +71,14 @@ describe('OpenAPI: the schemas carry the rules the service enforces', () => {
 
     it('email has its format and the pattern the service checks; names and refs are not blank', () => {
       expect(prop('CreatePersonDto', 'email')).toMatchObject({ type: 'string', format: 'email', maxLength: 254, pattern: expect.any(String) });
-      for (const [schema, field] of [['CreateCaseDto', 'external_ref'], ['CreateGroupDto', 'name'], ['UpdateGroupDto', 'name'], ['CreatePersonDto', 'name'], ['UpdatePersonDto', 'name'], ['DocumentCreateTextDto', 'text']]) {
+      for (const [schema, field] of [
+        ['CreateCaseDto', 'external_ref'],
+        ['CreateGroupDto', 'name'],
+        ['UpdateGroupDto', 'name'],
+        ['CreatePersonDto', 'name'],
+        ['UpdatePersonDto', 'name'],
+        ['DocumentCreateTextDto', 'text'],
+      ]) {
         const s = prop(schema, field);
         expect({ schema, field, ok: !valid(s, '   ') && !valid(s, '') && valid(s, ' x ') }).toEqual({ schema, field, ok: true });
       }
@@ -115,7 +121,14 @@ describe('OpenAPI: the schemas carry the rules the service enforces', () => {
       const cursor = param('/v1/groups', 'get', 'cursor');
       for (const bad of ['a'.repeat(201), 'ab$c', 'a\u0000']) {
         expect(valid(cursor, bad)).toBe(false);
-        expect((await api.http().get(`/v1/groups?cursor=${encodeURIComponent(bad)}`).set(t.auth)).status).toBe(400);
+        expect(
+          (
+            await api
+              .http()
+              .get(`/v1/groups?cursor=${encodeURIComponent(bad)}`)
+              .set(t.auth)
+          ).status,
+        ).toBe(400);
       }
       for (let i = 0; i < 2; i++) expect((await post('/v1/groups', { name: `c-${rand()}` })).status).toBe(201);
       const page = await api.http().get('/v1/groups?limit=1').set(t.auth);

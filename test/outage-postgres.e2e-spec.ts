@@ -63,39 +63,47 @@ describe('Webhooks: Postgres restarts while deliveries are in flight (issue 11 i
     await pg?.remove();
   }, SLOW);
 
-  it('every delivery arrives exactly once, none is lost', async () => {
-    const t = await makeTenant(api.app);
-    const path = `/pg-restart-${randomBytes(4).toString('hex')}`;
-    const made = await api.http().post('/v1/webhooks').set(t.auth).send({ url: `https://127.0.0.1${path}`, events: ['conversation.ended'] });
-    expect(made.status).toBe(201);
-    receiver.reply(path, { status: 200, delayMs: ANSWER_DELAY_MS });
-    await api.app.get(TransactionHost).run(async (m) => {
-      for (let i = 0; i < BURST; i++) {
-        await api.app.get(Outbox).emit(m, t.organisationId, 'conversation.ended', { conversation_id: randomBytes(16).toString('hex') });
-      }
-    });
+  it(
+    'every delivery arrives exactly once, none is lost',
+    async () => {
+      const t = await makeTenant(api.app);
+      const path = `/pg-restart-${randomBytes(4).toString('hex')}`;
+      const made = await api
+        .http()
+        .post('/v1/webhooks')
+        .set(t.auth)
+        .send({ url: `https://127.0.0.1${path}`, events: ['conversation.ended'] });
+      expect(made.status).toBe(201);
+      receiver.reply(path, { status: 200, delayMs: ANSWER_DELAY_MS });
+      await api.app.get(TransactionHost).run(async (m) => {
+        for (let i = 0; i < BURST; i++) {
+          await api.app.get(Outbox).emit(m, t.organisationId, 'conversation.ended', { conversation_id: randomBytes(16).toString('hex') });
+        }
+      });
 
-    // Every delivery is sent and waiting for its answer: now Postgres goes away, and comes back.
-    await receiver.waitFor(path, BURST, 30_000);
-    await pg.restart(DOWN_MS);
+      // Every delivery is sent and waiting for its answer: now Postgres goes away, and comes back.
+      await receiver.waitFor(path, BURST, 30_000);
+      await pg.restart(DOWN_MS);
 
-    const db = api.app.get(DataSource);
-    const delivered = async () => {
-      const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'delivered'`, [made.body.data.id]);
-      return n === BURST;
-    };
-    await until(() => delivered().catch(() => false), `${BURST} deliveries recorded as delivered`, 120_000);
+      const db = api.app.get(DataSource);
+      const delivered = async () => {
+        const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'delivered'`, [made.body.data.id]);
+        return n === BURST;
+      };
+      await until(() => delivered().catch(() => false), `${BURST} deliveries recorded as delivered`, 120_000);
 
-    const ids: string[] = receiver.received(path).map((r) => JSON.parse(r.raw).id);
-    const all: string[] = (await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1`, [made.body.data.id])).map((r: { id: string }) => r.id);
-    expect(all).toHaveLength(BURST);
-    expect(all.every((id) => ids.includes(id))).toBe(true);
-    const duplicates = ids.length - new Set(ids).size;
-    expect(duplicates).toBe(0);
-    const attempts = await db.query(
-      `SELECT count(*)::int AS n FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1`,
-      [made.body.data.id],
-    );
-    expect(attempts).toEqual([{ n: BURST }]);
-  }, SLOW);
+      const ids: string[] = receiver.received(path).map((r) => JSON.parse(r.raw).id);
+      const all: string[] = (await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1`, [made.body.data.id])).map((r: { id: string }) => r.id);
+      expect(all).toHaveLength(BURST);
+      expect(all.every((id) => ids.includes(id))).toBe(true);
+      const duplicates = ids.length - new Set(ids).size;
+      expect(duplicates).toBe(0);
+      const attempts = await db.query(
+        `SELECT count(*)::int AS n FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1`,
+        [made.body.data.id],
+      );
+      expect(attempts).toEqual([{ n: BURST }]);
+    },
+    SLOW,
+  );
 });

@@ -17,11 +17,7 @@ const BACK_WITHIN_MS = 30_000;
 
 /** Every repeatable job the worker must keep, by queue (written out here, not read from the code under test). */
 const EXPECTED: Record<string, string[]> = {
-  [QUEUES.maintenance]: [
-    MAINTENANCE_JOBS.sweepIdempotencyKeys,
-    MAINTENANCE_JOBS.sweepDeliveries,
-    MAINTENANCE_JOBS.switchOffFailingWebhooks,
-  ].sort(),
+  [QUEUES.maintenance]: [MAINTENANCE_JOBS.sweepIdempotencyKeys, MAINTENANCE_JOBS.sweepDeliveries, MAINTENANCE_JOBS.switchOffFailingWebhooks].sort(),
   [QUEUES.translations]: [TRANSLATION_JOBS.requeueStale],
 };
 
@@ -64,27 +60,39 @@ describe('schedules survive a Redis that lost its data (issue 11 item 7)', () =>
     expect(await schedulers()).toEqual(EXPECTED);
   });
 
-  it('after FLUSHALL (no reconnect) every schedule is back within the bound', async () => {
-    const admin = new Redis(redis.url);
-    await admin.flushall();
-    await admin.quit();
-    expect(await schedulers()).toEqual({ [QUEUES.maintenance]: [], [QUEUES.translations]: [] });
-    const t0 = Date.now();
-    await allBack();
-    expect(Date.now() - t0).toBeLessThan(BACK_WITHIN_MS);
-  }, SLOW);
+  it(
+    'after FLUSHALL (no reconnect) every schedule is back within the bound',
+    async () => {
+      const admin = new Redis(redis.url);
+      await admin.flushall();
+      await admin.quit();
+      expect(await schedulers()).toEqual({ [QUEUES.maintenance]: [], [QUEUES.translations]: [] });
+      const t0 = Date.now();
+      await allBack();
+      expect(Date.now() - t0).toBeLessThan(BACK_WITHIN_MS);
+    },
+    SLOW,
+  );
 
-  it('after a restart of Redis without persistence every schedule is back within the bound', async () => {
-    await redis.stop();
-    await new Promise((r) => setTimeout(r, 500));
-    await redis.resume();
-    const t0 = Date.now();
-    await allBack();
-    expect(Date.now() - t0).toBeLessThan(BACK_WITHIN_MS);
-  }, SLOW);
+  it(
+    'after a restart of Redis without persistence every schedule is back within the bound',
+    async () => {
+      await redis.stop();
+      await new Promise((r) => setTimeout(r, 500));
+      await redis.resume();
+      const t0 = Date.now();
+      await allBack();
+      expect(Date.now() - t0).toBeLessThan(BACK_WITHIN_MS);
+    },
+    SLOW,
+  );
 
-  it('two workers make one schedule per job, not two', async () => {
-    await startWorker();
-    expect(await schedulers()).toEqual(EXPECTED);
-  }, SLOW);
+  it(
+    'two workers make one schedule per job, not two',
+    async () => {
+      await startWorker();
+      expect(await schedulers()).toEqual(EXPECTED);
+    },
+    SLOW,
+  );
 });

@@ -76,7 +76,19 @@ describe('People and invitations', () => {
       const res = await call(t, 'post', '/v1/users', { email: p.email.toUpperCase(), name: 'Other name' });
       expect(res.status).toBe(200);
       checker.check('POST', '/v1/users', 200, res.body);
-      expect(res.body).toEqual({ data: { id: p.id, email: p.email, name: 'Seeded', job_title: 'Nurse', group_id: null, disabled: false, joined_at: p.joinedAt!.toISOString(), created_at: expect.any(String), updated_at: expect.any(String) } });
+      expect(res.body).toEqual({
+        data: {
+          id: p.id,
+          email: p.email,
+          name: 'Seeded',
+          job_title: 'Nurse',
+          group_id: null,
+          disabled: false,
+          joined_at: p.joinedAt!.toISOString(),
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
+        },
+      });
       await new Promise((r) => setTimeout(r, 200)); // mail goes out after the answer
       expect(mail.to(p.email)).toHaveLength(0);
     });
@@ -102,7 +114,17 @@ describe('People and invitations', () => {
       const stored = email.replace(/@.*/, `@${t.domain}`);
       expect(res.body).toEqual({
         status: 'created',
-        data: { id: expect.stringMatching(/^\d+$/), email: stored, name: 'New Person', job_title: 'Interpreter', group_id: g.id, disabled: false, joined_at: expect.stringMatching(/Z$/), created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/) },
+        data: {
+          id: expect.stringMatching(/^\d+$/),
+          email: stored,
+          name: 'New Person',
+          job_title: 'Interpreter',
+          group_id: g.id,
+          disabled: false,
+          joined_at: expect.stringMatching(/Z$/),
+          created_at: expect.stringMatching(/Z$/),
+          updated_at: expect.stringMatching(/Z$/),
+        },
       });
       const got = await call(t, 'get', `/v1/users/${res.body.data.id}`);
       expect(got.body.data).toEqual(res.body.data);
@@ -122,7 +144,16 @@ describe('People and invitations', () => {
       const inv = res.body.data;
       expect(res.body).toEqual({
         status: 'invited',
-        data: { id: expect.stringMatching(/^\d+$/), email, name: 'Guest', job_title: 'Advisor', group_id: g.id, status: 'pending', created_at: expect.stringMatching(/Z$/), expires_at: expect.stringMatching(/Z$/) },
+        data: {
+          id: expect.stringMatching(/^\d+$/),
+          email,
+          name: 'Guest',
+          job_title: 'Advisor',
+          group_id: g.id,
+          status: 'pending',
+          created_at: expect.stringMatching(/Z$/),
+          expires_at: expect.stringMatching(/Z$/),
+        },
       });
       expect(Date.parse(inv.expires_at) - Date.parse(inv.created_at)).toBe(api.config.invitationTtlDays * 86_400_000);
       const caught = await mail.waitFor(email);
@@ -227,7 +258,7 @@ describe('People and invitations', () => {
   });
 
   describe('accepting an invitation through the page (real HTTPS requests)', () => {
-    it('GET shows the form; POST makes the person a member with the invitation\'s group and job title, and emits user.joined', async () => {
+    it("GET shows the form; POST makes the person a member with the invitation's group and job title, and emits user.joined", async () => {
       const t = await tenant();
       const g = await seedGroup(t.organisationId, ['cases.read_all']);
       const { email, invitation, token } = await invite(t, { name: 'Invited Name', job_title: 'Coordinator', group_id: g.id });
@@ -366,7 +397,7 @@ describe('People and invitations', () => {
   });
 
   describe('invitations', () => {
-    it('GET lists pending ones newest first with pagination; DELETE withdraws (204), then 404; another organisation\'s is 404', async () => {
+    it("GET lists pending ones newest first with pagination; DELETE withdraws (204), then 404; another organisation's is 404", async () => {
       const [t, other] = [await tenant(), await tenant()];
       const made = [];
       for (let i = 0; i < 3; i++) made.push((await invite(t)).invitation);
@@ -411,7 +442,7 @@ describe('People and invitations', () => {
       expectError(await call(t, 'get', '/v1/users?limit=0'), 400, 'invalid_request', 'GET', '/v1/users');
     });
 
-    it('another organisation\'s person, a removed one and a non-digit id answer 404 on GET, PATCH and DELETE', async () => {
+    it("another organisation's person, a removed one and a non-digit id answer 404 on GET, PATCH and DELETE", async () => {
       const [t, other] = [await tenant(), await tenant()];
       const theirs = await seedPerson(other.organisationId);
       const removed = await seedPerson(null);
@@ -456,7 +487,13 @@ describe('People and invitations', () => {
         expectError(res, 422, 'validation_failed', 'PATCH', '/v1/users/{id}');
         expect(res.body.error.message).toContain(message);
       }
-      expectError(await call(t, 'patch', `/v1/users/${p.id}`, { group_id: owners.id, name: 'Boss' }), 403, 'permission_not_grantable', 'PATCH', '/v1/users/{id}');
+      expectError(
+        await call(t, 'patch', `/v1/users/${p.id}`, { group_id: owners.id, name: 'Boss' }),
+        403,
+        'permission_not_grantable',
+        'PATCH',
+        '/v1/users/{id}',
+      );
       expect(await db.getRepository(PersonEntity).findOneByOrFail({ id: p.id })).toMatchObject({ groupId: null, name: 'Seeded' });
     });
 
@@ -476,7 +513,12 @@ describe('People and invitations', () => {
         expectError(await call(t, 'patch', path, { group_id: staff.id, name: 'Demoted' }), 409, 'last_people_manager', 'PATCH', '/v1/users/{id}');
         expectError(await call(t, 'patch', path, { group_id: null }), 409, 'last_people_manager', 'PATCH', '/v1/users/{id}');
         expectError(await call(t, 'delete', path), 409, 'last_people_manager', 'DELETE', '/v1/users/{id}');
-        expect(await db.getRepository(PersonEntity).findOneByOrFail({ id: manager.id })).toMatchObject({ organisationId: t.organisationId, groupId: managers.id, disabled: false, name: 'Seeded' });
+        expect(await db.getRepository(PersonEntity).findOneByOrFail({ id: manager.id })).toMatchObject({
+          organisationId: t.organisationId,
+          groupId: managers.id,
+          disabled: false,
+          name: 'Seeded',
+        });
         // With a second manager each change is allowed.
         await seedPerson(t.organisationId, { groupId: managers.id });
         expect((await call(t, 'patch', path, { group_id: staff.id })).status).toBe(200);
@@ -501,7 +543,13 @@ describe('People and invitations', () => {
       const gone = await call(t, 'delete', `/v1/users/${p.id}`);
       expect(gone.status).toBe(204);
       expectError(await call(t, 'get', `/v1/users/${p.id}`), 404, 'not_found', 'GET', '/v1/users/{id}');
-      expect(await db.getRepository(PersonEntity).findOneByOrFail({ id: p.id })).toMatchObject({ email: p.email, name: 'Returning', organisationId: null, groupId: null, joinedAt: null });
+      expect(await db.getRepository(PersonEntity).findOneByOrFail({ id: p.id })).toMatchObject({
+        email: p.email,
+        name: 'Returning',
+        organisationId: null,
+        groupId: null,
+        joinedAt: null,
+      });
 
       const back = await call(t, 'post', '/v1/users', { email: p.email });
       expect(back.status).toBe(201);
@@ -529,8 +577,14 @@ describe('People and invitations', () => {
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '201', '202', '403', '409', '422']));
     expect(op.description).toContain('verified domains');
     expect(op.description).toContain('in_another_organisation');
-    for (const [path, methods] of [['/v1/users', ['get', 'post']], ['/v1/users/{id}', ['get', 'patch', 'delete']], ['/v1/invitations', ['get']], ['/v1/invitations/{id}', ['delete']]] as const) {
-      for (const m of methods) expect(doc.paths[path][m]).toMatchObject({ operationId: expect.any(String), summary: expect.any(String), description: expect.any(String) });
+    for (const [path, methods] of [
+      ['/v1/users', ['get', 'post']],
+      ['/v1/users/{id}', ['get', 'patch', 'delete']],
+      ['/v1/invitations', ['get']],
+      ['/v1/invitations/{id}', ['delete']],
+    ] as const) {
+      for (const m of methods)
+        expect(doc.paths[path][m]).toMatchObject({ operationId: expect.any(String), summary: expect.any(String), description: expect.any(String) });
     }
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/invitations'))).toEqual([]);
   });

@@ -18,7 +18,18 @@ const oktaFullUser = (email: string) => ({
     { value: '+31 20 000 0001', type: 'work', primary: true },
     { value: '+31 6 0000 0002', type: 'mobile' },
   ],
-  addresses: [{ type: 'work', streetAddress: '1 Main St', locality: 'Town', region: 'NH', postalCode: '1000 AA', country: 'NL', formatted: '1 Main St, Town', primary: true }],
+  addresses: [
+    {
+      type: 'work',
+      streetAddress: '1 Main St',
+      locality: 'Town',
+      region: 'NH',
+      postalCode: '1000 AA',
+      country: 'NL',
+      formatted: '1 Main St, Town',
+      primary: true,
+    },
+  ],
   schemas: [SCIM.user, SCIM.enterprise],
   [SCIM.enterprise]: { employeeNumber: '42', costCenter: 'CC-1', organization: 'Acme', division: 'Care', department: 'Interpreting' },
 });
@@ -72,7 +83,14 @@ describe('SCIM attributes answered as written', () => {
       expect((await patched(t, id, { op: 'Replace', path: 'emails[type eq "work"].value', value: null })).emails).toBeUndefined();
       // Whole values too: an email whose value is "" (or null) is no address, not a bad one.
       const home = `home.${rand()}@x.example`;
-      const replaced = await patched(t, id, { op: 'Replace', path: 'emails', value: [{ type: 'work', value: '' }, { type: 'home', value: home }] });
+      const replaced = await patched(t, id, {
+        op: 'Replace',
+        path: 'emails',
+        value: [
+          { type: 'work', value: '' },
+          { type: 'home', value: home },
+        ],
+      });
       expect(replaced.emails).toEqual([{ type: 'home', value: home }]);
       const put = await scim(api, t, 'put', `/Users/${id}`, { ...entraUser(email), emails: [{ type: 'work', value: '', primary: true }] });
       expect(put.status).toBe(200);
@@ -82,7 +100,10 @@ describe('SCIM attributes answered as written', () => {
     it('"" clears every other string Entra maps (title, names, displayName, enterprise fields, manager, kept attributes), as null does', async () => {
       const t = await scimTenant(api);
       const boss = await create(t, entraUser(`boss.${rand()}@${t.domain}`));
-      const { id } = await create(t, { ...entraUser(`ana.${rand()}@${t.domain}`), [SCIM.enterprise]: { employeeNumber: '1', department: 'Care', manager: { value: boss.id } } });
+      const { id } = await create(t, {
+        ...entraUser(`ana.${rand()}@${t.domain}`),
+        [SCIM.enterprise]: { employeeNumber: '1', department: 'Care', manager: { value: boss.id } },
+      });
       const res = await patched(
         t,
         id,
@@ -98,14 +119,21 @@ describe('SCIM attributes answered as written', () => {
         { op: 'Replace', path: `${SCIM.enterprise}:employeeNumber`, value: '' },
         { op: 'Replace', path: `${SCIM.enterprise}:manager`, value: '' },
       );
-      for (const gone of ['title', 'displayName', 'name', 'preferredLanguage', 'phoneNumbers', SCIM.enterprise]) expect({ gone, value: res[gone] }).toEqual({ gone, value: undefined });
-      expect(res.addresses).toEqual([{ type: 'work', primary: true, streetAddress: '1 Main St', locality: 'Town', region: 'R', postalCode: '1', country: 'NL' }]);
+      for (const gone of ['title', 'displayName', 'name', 'preferredLanguage', 'phoneNumbers', SCIM.enterprise])
+        expect({ gone, value: res[gone] }).toEqual({ gone, value: undefined });
+      expect(res.addresses).toEqual([
+        { type: 'work', primary: true, streetAddress: '1 Main St', locality: 'Town', region: 'R', postalCode: '1', country: 'NL' },
+      ]);
     });
 
     it('"" is not a value for a boolean or a member list: refused, nothing changed', async () => {
       const t = await scimTenant(api);
       const { id } = await create(t, entraUser(`ana.${rand()}@${t.domain}`));
-      expectScimError(await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'Replace', path: 'title', value: 'X' }, { op: 'Replace', path: 'active', value: '' })), 422, 'invalidValue');
+      expectScimError(
+        await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'Replace', path: 'title', value: 'X' }, { op: 'Replace', path: 'active', value: '' })),
+        422,
+        'invalidValue',
+      );
       expect((await scim(api, t, 'get', `/Users/${id}`)).body.title).toBe('Nurse');
     });
   });
@@ -156,10 +184,20 @@ describe('SCIM attributes answered as written', () => {
       expect(written(created)).toEqual({ ...sent, id: created.id, groups: [] });
       expect(written((await scim(api, t, 'get', `/Users/${created.id}`)).body)).toEqual(written(created));
 
-      const changed = { ...body, nickName: 'T.', name: { givenName: 'Test', familyName: 'User', middleName: 'Q.' }, phoneNumbers: [{ value: '+31 6 0000 0003', type: 'mobile' }], addresses: undefined };
+      const changed = {
+        ...body,
+        nickName: 'T.',
+        name: { givenName: 'Test', familyName: 'User', middleName: 'Q.' },
+        phoneNumbers: [{ value: '+31 6 0000 0003', type: 'mobile' }],
+        addresses: undefined,
+      };
       const put = await scim(api, t, 'put', `/Users/${created.id}`, changed);
       expect(put.status).toBe(200);
-      expect(put.body).toMatchObject({ nickName: 'T.', name: { givenName: 'Test', familyName: 'User', middleName: 'Q.' }, phoneNumbers: [{ value: '+31 6 0000 0003', type: 'mobile' }] });
+      expect(put.body).toMatchObject({
+        nickName: 'T.',
+        name: { givenName: 'Test', familyName: 'User', middleName: 'Q.' },
+        phoneNumbers: [{ value: '+31 6 0000 0003', type: 'mobile' }],
+      });
       expect(put.body.name.honorificPrefix).toBeUndefined();
       expect(put.body.addresses).toBeUndefined();
       expect(written((await scim(api, t, 'get', `/Users/${created.id}`)).body)).toEqual(written(put.body));
@@ -171,7 +209,9 @@ describe('SCIM attributes answered as written', () => {
       expect(created).toMatchObject({
         preferredLanguage: 'en-US',
         phoneNumbers: [{ primary: true, type: 'work', value: '+31 20 000 0000' }],
-        addresses: [{ primary: true, type: 'work', streetAddress: '1 Main St', locality: 'Town', region: 'R', postalCode: '1', country: 'NL', formatted: '1 Main St' }],
+        addresses: [
+          { primary: true, type: 'work', streetAddress: '1 Main St', locality: 'Town', region: 'R', postalCode: '1', country: 'NL', formatted: '1 Main St' },
+        ],
       });
       const res = await patched(
         t,
@@ -185,11 +225,20 @@ describe('SCIM attributes answered as written', () => {
       expect(res).toMatchObject({
         nickName: 'Ani',
         name: { givenName: 'Ana', familyName: 'López', formatted: 'Ana López', middleName: 'María' },
-        phoneNumbers: [{ primary: true, type: 'work', value: '+31 20 000 0000' }, { type: 'mobile', value: '+31 6 1' }],
+        phoneNumbers: [
+          { primary: true, type: 'work', value: '+31 20 000 0000' },
+          { type: 'mobile', value: '+31 6 1' },
+        ],
         addresses: [expect.objectContaining({ type: 'work', streetAddress: '2 Side St', locality: 'Town' })],
         [SCIM.enterprise]: { employeeNumber: '1001', department: 'Care', costCenter: 'CC-9' },
       });
-      const removed = await patched(t, created.id, { op: 'Remove', path: 'phoneNumbers[type eq "mobile"]' }, { op: 'Remove', path: 'name.middleName' }, { op: 'Remove', path: 'addresses' });
+      const removed = await patched(
+        t,
+        created.id,
+        { op: 'Remove', path: 'phoneNumbers[type eq "mobile"]' },
+        { op: 'Remove', path: 'name.middleName' },
+        { op: 'Remove', path: 'addresses' },
+      );
       expect(removed.phoneNumbers).toEqual([{ primary: true, type: 'work', value: '+31 20 000 0000' }]);
       expect(removed.name.middleName).toBeUndefined();
       expect(removed.addresses).toBeUndefined();
@@ -200,7 +249,8 @@ describe('SCIM attributes answered as written', () => {
       const schemas = (await scim(api, t, 'get', '/Schemas')).body.Resources;
       const user = schemas.find((s: { id: string }) => s.id === SCIM.user);
       const names = user.attributes.map((a: { name: string }) => a.name);
-      for (const n of ['nickName', 'profileUrl', 'userType', 'preferredLanguage', 'locale', 'timezone', 'phoneNumbers', 'addresses']) expect(names).toContain(n);
+      for (const n of ['nickName', 'profileUrl', 'userType', 'preferredLanguage', 'locale', 'timezone', 'phoneNumbers', 'addresses'])
+        expect(names).toContain(n);
       expect(names).not.toContain('password');
       const name = user.attributes.find((a: { name: string }) => a.name === 'name');
       expect(name.subAttributes.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining(['middleName', 'honorificPrefix', 'honorificSuffix']));

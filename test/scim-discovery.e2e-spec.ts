@@ -26,7 +26,9 @@ describe('SCIM discovery and the common answers', () => {
         changePassword: { supported: false },
         sort: { supported: false },
         etag: { supported: false },
-        authenticationSchemes: [expect.objectContaining({ type: 'oauthbearertoken', primary: true, name: expect.any(String), description: expect.any(String) })],
+        authenticationSchemes: [
+          expect.objectContaining({ type: 'oauthbearertoken', primary: true, name: expect.any(String), description: expect.any(String) }),
+        ],
         meta: { resourceType: 'ServiceProviderConfig', location: `${base()}/ServiceProviderConfig` },
       });
     });
@@ -45,7 +47,14 @@ describe('SCIM discovery and the common answers', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ schemas: [SCIM.list], totalResults: 2, startIndex: 1, itemsPerPage: 2 });
       expect(res.body.Resources).toEqual([
-        expect.objectContaining({ id: 'User', name: 'User', endpoint: '/Users', schema: SCIM.user, schemaExtensions: [{ schema: SCIM.enterprise, required: false }], meta: { resourceType: 'ResourceType', location: `${base()}/ResourceTypes/User` } }),
+        expect.objectContaining({
+          id: 'User',
+          name: 'User',
+          endpoint: '/Users',
+          schema: SCIM.user,
+          schemaExtensions: [{ schema: SCIM.enterprise, required: false }],
+          meta: { resourceType: 'ResourceType', location: `${base()}/ResourceTypes/User` },
+        }),
         expect.objectContaining({ id: 'Group', name: 'Group', endpoint: '/Groups', schema: SCIM.group }),
       ]);
       expect((await scim(api, t, 'get', '/ResourceTypes/Group')).body.id).toBe('Group');
@@ -65,7 +74,10 @@ describe('SCIM discovery and the common answers', () => {
       expect(attr(SCIM.group, 'displayName')).toMatchObject({ required: true, uniqueness: 'server' });
       expect(attr(SCIM.enterprise, 'manager').subAttributes.map((s: { name: string }) => s.name)).toEqual(['value', '$ref']);
       for (const s of res.body.Resources) {
-        for (const a of s.attributes) expect(Object.keys(a)).toEqual(expect.arrayContaining(['name', 'type', 'multiValued', 'description', 'required', 'caseExact', 'mutability', 'returned', 'uniqueness']));
+        for (const a of s.attributes)
+          expect(Object.keys(a)).toEqual(
+            expect.arrayContaining(['name', 'type', 'multiValued', 'description', 'required', 'caseExact', 'mutability', 'returned', 'uniqueness']),
+          );
       }
       const one = await scim(api, t, 'get', `/Schemas/${SCIM.enterprise}`);
       expect(one.body).toMatchObject({ id: SCIM.enterprise, meta: { resourceType: 'Schema', location: `${base()}/Schemas/${SCIM.enterprise}` } });
@@ -78,17 +90,37 @@ describe('SCIM discovery and the common answers', () => {
       const list = [{ value: 'v', type: 'work' }];
       const everything = {
         ...base,
-        nickName: 'n', profileUrl: 'https://p.example/s', userType: 'Employee', locale: 'en-US', timezone: 'Europe/Amsterdam',
-        ims: list, photos: [{ value: 'https://p.example/s.png', type: 'photo' }], entitlements: list, roles: list,
+        nickName: 'n',
+        profileUrl: 'https://p.example/s',
+        userType: 'Employee',
+        locale: 'en-US',
+        timezone: 'Europe/Amsterdam',
+        ims: list,
+        photos: [{ value: 'https://p.example/s.png', type: 'photo' }],
+        entitlements: list,
+        roles: list,
         [SCIM.enterprise]: { ...(base[SCIM.enterprise] as object), costCenter: 'c', organization: 'o', division: 'd' },
       };
       const user = (await scim(api, t, 'post', '/Users', everything)).body;
       const manager = (await scim(api, t, 'post', '/Users', entraUser(`b.${rand()}@${t.domain}`))).body;
-      await scim(api, t, 'patch', `/Users/${user.id}`, { schemas: [SCIM.list.replace('ListResponse', 'PatchOp')], Operations: [{ op: 'add', path: `${SCIM.enterprise}:manager`, value: manager.id }] });
+      await scim(api, t, 'patch', `/Users/${user.id}`, {
+        schemas: [SCIM.list.replace('ListResponse', 'PatchOp')],
+        Operations: [{ op: 'add', path: `${SCIM.enterprise}:manager`, value: manager.id }],
+      });
       const full = (await scim(api, t, 'get', `/Users/${user.id}`)).body;
-      const group = (await scim(api, t, 'post', '/Groups', { schemas: [SCIM.group], displayName: `S ${rand()}`, externalId: 'x', members: [{ value: user.id }] })).body;
-      const schemas = Object.fromEntries((await scim(api, t, 'get', '/Schemas')).body.Resources.map((s: { id: string; attributes: Array<{ name: string }> }) => [s.id, s.attributes.map((a) => a.name).sort()]));
-      const carried = (o: object) => Object.keys(o).filter((k) => !['schemas', 'id', 'meta', SCIM.enterprise].includes(k)).sort();
+      const group = (
+        await scim(api, t, 'post', '/Groups', { schemas: [SCIM.group], displayName: `S ${rand()}`, externalId: 'x', members: [{ value: user.id }] })
+      ).body;
+      const schemas = Object.fromEntries(
+        (await scim(api, t, 'get', '/Schemas')).body.Resources.map((s: { id: string; attributes: Array<{ name: string }> }) => [
+          s.id,
+          s.attributes.map((a) => a.name).sort(),
+        ]),
+      );
+      const carried = (o: object) =>
+        Object.keys(o)
+          .filter((k) => !['schemas', 'id', 'meta', SCIM.enterprise].includes(k))
+          .sort();
       expect(carried(full)).toEqual(schemas[SCIM.user]);
       expect(Object.keys(full[SCIM.enterprise]).sort()).toEqual(schemas[SCIM.enterprise]);
       expect(carried(group)).toEqual(schemas[SCIM.group]);
@@ -101,12 +133,18 @@ describe('SCIM discovery and the common answers', () => {
     expect(doc.paths['/v1/users']).toBeDefined();
   });
 
-  describe('401, 403, 404, 405 and 429 on SCIM paths: the REST statuses in RFC 7644\'s error schema', () => {
+  describe("401, 403, 404, 405 and 429 on SCIM paths: the REST statuses in RFC 7644's error schema", () => {
     it('401 without a key or with a bad one, with WWW-Authenticate', async () => {
       const none = await api.http().get('/scim/v2/Users');
       expectScimError(none as never, 401);
       expect(none.headers['www-authenticate']).toBe('Bearer realm="integrations"');
-      expectScimError((await api.http().get('/scim/v2/ServiceProviderConfig').set('Authorization', `Bearer svc_${'0'.repeat(64)}`)) as never, 401);
+      expectScimError(
+        (await api
+          .http()
+          .get('/scim/v2/ServiceProviderConfig')
+          .set('Authorization', `Bearer svc_${'0'.repeat(64)}`)) as never,
+        401,
+      );
     });
 
     it('403 when the connection lacks the scope', async () => {

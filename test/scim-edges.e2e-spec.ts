@@ -43,15 +43,27 @@ describe('SCIM answers from every layer', () => {
       }
       // Sent without a key, the same: the size is refused before the key is looked at.
       expectScimError(await api.http().get(`/scim/v2/Users?filter=${filter}`), 400);
-      const rest = await api.http().get(`/v1/people?cursor=${'a'.repeat(17_000)}`).set(t.auth);
+      const rest = await api
+        .http()
+        .get(`/v1/people?cursor=${'a'.repeat(17_000)}`)
+        .set(t.auth);
       expect(rest.status).toBe(400);
       expect(rest.body).toEqual({ error: { code: 'invalid_request', message: expect.stringContaining('16 KB') } });
       // Headers made long by a header rather than the path.
       expectScimError(await api.http().get('/scim/v2/Users').set(t.auth).set('X-Padding', 'p'.repeat(17_000)), 400);
       // Up to Node's own limit (64 KB) the front door answers; beyond it Node cuts the head off
       // before the path is known (a 400 either way, the connection closed, the server unharmed).
-      expectScimError(await api.http().get(`/scim/v2/Users?filter=${'b'.repeat(60_000)}`).set(t.auth), 400);
-      const huge = await api.http().get(`/scim/v2/Users?filter=${'c'.repeat(70_000)}`).set(t.auth);
+      expectScimError(
+        await api
+          .http()
+          .get(`/scim/v2/Users?filter=${'b'.repeat(60_000)}`)
+          .set(t.auth),
+        400,
+      );
+      const huge = await api
+        .http()
+        .get(`/scim/v2/Users?filter=${'c'.repeat(70_000)}`)
+        .set(t.auth);
       expect(huge.status).toBe(400);
       expect((await scim(api, t, 'get', '/ServiceProviderConfig')).status).toBe(200);
     });
@@ -108,7 +120,12 @@ describe('SCIM answers from every layer', () => {
         expectScimError(res, 413);
         expect(res.body.detail).toContain('1mb');
       }
-      const rest = await api.http().post('/v1/groups').set(t.auth).set('Content-Type', 'application/json').send(JSON.stringify({ name: 'x'.repeat(1_100_000) }));
+      const rest = await api
+        .http()
+        .post('/v1/groups')
+        .set(t.auth)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ name: 'x'.repeat(1_100_000) }));
       expect(rest.status).toBe(400);
       expect(rest.body.error.code).toBe('invalid_request');
     });
@@ -124,7 +141,13 @@ describe('SCIM answers from every layer', () => {
       for (const startIndex of ['1000000000', '99999999999', '123456789012345678901234567890']) {
         const far = await scim(api, own, 'get', `/Users?startIndex=${startIndex}&count=99999999999999999999`);
         expect(far.status).toBe(200);
-        expect(far.body).toEqual({ schemas: [SCIM.list], totalResults: 2, startIndex: Math.min(Number(startIndex), 2_147_483_647), itemsPerPage: 0, Resources: [] });
+        expect(far.body).toEqual({
+          schemas: [SCIM.list],
+          totalResults: 2,
+          startIndex: Math.min(Number(startIndex), 2_147_483_647),
+          itemsPerPage: 0,
+          Resources: [],
+        });
       }
       const groups = await scim(api, own, 'get', '/Groups?startIndex=10000000000&count=10000000000');
       expect(groups.status).toBe(200);

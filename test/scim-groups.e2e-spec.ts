@@ -25,11 +25,14 @@ describe('SCIM Groups', () => {
     expect({ status: res.status, body: res.body }).toEqual({ status, body: expect.anything() });
     return res.body;
   };
-  const user = async (t: ScimTenant, domain = t.domain) => ok(await scim(api, t, 'post', '/Users', oktaUser(`m.${rand()}@${domain}`)), 201) as { id: string; userName: string };
+  const user = async (t: ScimTenant, domain = t.domain) =>
+    ok(await scim(api, t, 'post', '/Users', oktaUser(`m.${rand()}@${domain}`)), 201) as { id: string; userName: string };
   const group = async (t: ScimTenant, name = `Group ${rand()}`, extra: object = {}) =>
     ok(await scim(api, t, 'post', '/Groups', { schemas: [SCIM.group], displayName: name, members: [], ...extra }), 201) as { id: string; displayName: string };
-  const memberIds = async (t: ScimTenant, id: string) => ((await scim(api, t, 'get', `/Groups/${id}`)).body.members ?? []).map((m: { value: string }) => m.value);
-  const groupOf = async (email: string) => (await db.getRepository(PersonEntity).createQueryBuilder('p').where('lower(p.email) = lower(:email)', { email }).getOne())?.groupId ?? null;
+  const memberIds = async (t: ScimTenant, id: string) =>
+    ((await scim(api, t, 'get', `/Groups/${id}`)).body.members ?? []).map((m: { value: string }) => m.value);
+  const groupOf = async (email: string) =>
+    (await db.getRepository(PersonEntity).createQueryBuilder('p').where('lower(p.email) = lower(:email)', { email }).getOne())?.groupId ?? null;
 
   describe('Okta group push', () => {
     it('looks up by displayName, creates with members: [] (no permissions), renames with {id, displayName}, 409 on a taken name', async () => {
@@ -60,25 +63,43 @@ describe('SCIM Groups', () => {
       const found = await scim(api, t, 'get', `/Groups?filter=${q(`displayName eq "${name.toLowerCase()}"`)}&startIndex=1&count=100`);
       expect(found.body).toMatchObject({ totalResults: 1, Resources: [{ id: created.body.id, displayName: name }] });
 
-      const renamed = await scim(api, t, 'patch', `/Groups/${created.body.id}`, patchOp({ op: 'replace', value: { id: created.body.id, displayName: `${name} NL` } }));
+      const renamed = await scim(
+        api,
+        t,
+        'patch',
+        `/Groups/${created.body.id}`,
+        patchOp({ op: 'replace', value: { id: created.body.id, displayName: `${name} NL` } }),
+      );
       expect(renamed.status).toBe(200);
       expect(renamed.body.displayName).toBe(`${name} NL`);
       const other = await group(t);
-      expectScimError(await scim(api, t, 'patch', `/Groups/${other.id}`, patchOp({ op: 'replace', value: { id: other.id, displayName: `${name} nl` } })), 409, 'uniqueness');
+      expectScimError(
+        await scim(api, t, 'patch', `/Groups/${other.id}`, patchOp({ op: 'replace', value: { id: other.id, displayName: `${name} nl` } })),
+        409,
+        'uniqueness',
+      );
     });
 
     it('membership: add with members values, remove with members[value eq "…"], replace of the whole list', async () => {
       const t = await scimTenant(api);
       const [a, b, c] = [await user(t), await user(t), await user(t)];
       const g = await group(t);
-      const added = await scim(api, t, 'patch', `/Groups/${g.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: a.id, display: 'A' }, { value: b.id }] }));
+      const added = await scim(
+        api,
+        t,
+        'patch',
+        `/Groups/${g.id}`,
+        patchOp({ op: 'add', path: 'members', value: [{ value: a.id, display: 'A' }, { value: b.id }] }),
+      );
       expect(added.status).toBe(200);
       expect(added.body.members).toEqual([
         { value: a.id, $ref: `${api.config.publicBaseUrl}/scim/v2/Users/${a.id}`, display: 'Test User', type: 'User' },
         { value: b.id, $ref: `${api.config.publicBaseUrl}/scim/v2/Users/${b.id}`, display: 'Test User', type: 'User' },
       ]);
       expect(await groupOf(a.userName)).toBe(g.id);
-      expect((await scim(api, t, 'get', `/Users/${a.id}`)).body.groups).toEqual([{ value: g.id, $ref: `${api.config.publicBaseUrl}/scim/v2/Groups/${g.id}`, display: g.displayName, type: 'direct' }]);
+      expect((await scim(api, t, 'get', `/Users/${a.id}`)).body.groups).toEqual([
+        { value: g.id, $ref: `${api.config.publicBaseUrl}/scim/v2/Groups/${g.id}`, display: g.displayName, type: 'direct' },
+      ]);
 
       ok(await scim(api, t, 'patch', `/Groups/${g.id}`, patchOp({ op: 'remove', path: `members[value eq "${a.id}"]` })));
       expect(await memberIds(t, g.id)).toEqual([b.id]);
@@ -132,7 +153,12 @@ describe('SCIM Groups', () => {
     it('creates with an extra Microsoft schema URI and externalId; reads with excludedAttributes=members', async () => {
       const t = await scimTenant(api);
       const name = `Entra ${rand()}`;
-      const created = await scim(api, t, 'post', '/Groups', { schemas: [SCIM.group, MS_GROUP_SCHEMA], externalId: 'aad-object-1', displayName: name, members: [] });
+      const created = await scim(api, t, 'post', '/Groups', {
+        schemas: [SCIM.group, MS_GROUP_SCHEMA],
+        externalId: 'aad-object-1',
+        displayName: name,
+        members: [],
+      });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ externalId: 'aad-object-1', displayName: name });
       const listed = await scim(api, t, 'get', `/Groups?excludedAttributes=members&filter=${q(`displayName eq "${name}"`)}`);
@@ -142,7 +168,11 @@ describe('SCIM Groups', () => {
       const one = await scim(api, t, 'get', `/Groups/${created.body.id}?excludedAttributes=members`);
       expect(one.body.members).toBeUndefined();
       expect((await scim(api, t, 'get', `/Groups?filter=${q('externalId eq "aad-object-1"')}`)).body.totalResults).toBe(1);
-      expectScimError(await scim(api, t, 'post', '/Groups', { schemas: [SCIM.group, MS_GROUP_SCHEMA], externalId: 'aad-object-1', displayName: `${name} 2` }), 409, 'uniqueness');
+      expectScimError(
+        await scim(api, t, 'post', '/Groups', { schemas: [SCIM.group, MS_GROUP_SCHEMA], externalId: 'aad-object-1', displayName: `${name} 2` }),
+        409,
+        'uniqueness',
+      );
     });
 
     it('adds members with "$ref": null, removes with {path: "members", value: [{value}]} (only those), renames with Replace', async () => {
@@ -155,7 +185,15 @@ describe('SCIM Groups', () => {
           t,
           'patch',
           `/Groups/${g.id}`,
-          patchOp({ op: 'Add', path: 'members', value: [{ $ref: null, value: a.id }, { $ref: null, value: b.id }, { $ref: null, value: c.id }] }),
+          patchOp({
+            op: 'Add',
+            path: 'members',
+            value: [
+              { $ref: null, value: a.id },
+              { $ref: null, value: b.id },
+              { $ref: null, value: c.id },
+            ],
+          }),
         ),
       );
       expect(await memberIds(t, g.id)).toEqual([a.id, b.id, c.id]);
@@ -198,7 +236,13 @@ describe('SCIM Groups', () => {
       const g = await group(t, `Managers ${rand()}`);
       await db.query(`UPDATE groups SET permissions = '{people.manage}' WHERE id = $1`, [g.id]);
       ok(await scim(api, t, 'patch', `/Groups/${g.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: a.id }] })));
-      const res = await scim(api, t, 'patch', `/Groups/${g.id}`, patchOp({ op: 'replace', path: 'displayName', value: `Renamed ${rand()}` }, { op: 'replace', path: 'members', value: [] }));
+      const res = await scim(
+        api,
+        t,
+        'patch',
+        `/Groups/${g.id}`,
+        patchOp({ op: 'replace', path: 'displayName', value: `Renamed ${rand()}` }, { op: 'replace', path: 'members', value: [] }),
+      );
       expectScimError(res, 409);
       const after = (await scim(api, t, 'get', `/Groups/${g.id}`)).body;
       expect(after.displayName).toBe(g.displayName);
@@ -212,7 +256,13 @@ describe('SCIM Groups', () => {
       const taken = await group(t);
       const g = await group(t);
       expectScimError(
-        await scim(api, t, 'patch', `/Groups/${g.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: a.id }] }, { op: 'replace', path: 'displayName', value: taken.displayName })),
+        await scim(
+          api,
+          t,
+          'patch',
+          `/Groups/${g.id}`,
+          patchOp({ op: 'add', path: 'members', value: [{ value: a.id }] }, { op: 'replace', path: 'displayName', value: taken.displayName }),
+        ),
         409,
         'uniqueness',
       );
@@ -230,14 +280,20 @@ describe('SCIM Groups', () => {
       expect((await scim(api, t, 'get', `/Groups?filter=${q(`displayName eq "${name}"`)}`)).body.totalResults).toBe(0);
       const g = ok(await scim(api, t, 'post', '/Groups', { schemas: [SCIM.group], displayName: name, members: [] }), 201);
       ok(await scim(api, t, 'patch', `/Groups/${g.id}`, patchOp({ op: 'replace', path: 'displayName', value: `${name} 2` })));
-      const refused = await scim(api, t, 'patch', `/Groups/${g.id}`, patchOp({ op: 'replace', path: 'displayName', value: `${name} 3` }, { op: 'add', path: 'members', value: [{ value: u.id }] }));
+      const refused = await scim(
+        api,
+        t,
+        'patch',
+        `/Groups/${g.id}`,
+        patchOp({ op: 'replace', path: 'displayName', value: `${name} 3` }, { op: 'add', path: 'members', value: [{ value: u.id }] }),
+      );
       expectScimError(refused, 403);
       expect(refused.body.detail).toContain('users:write');
       expect((await scim(api, t, 'get', `/Groups/${g.id}`)).body).toMatchObject({ displayName: `${name} 2`, members: [] });
       expectScimError(await scim(api, t, 'get', '/Users'), 403);
     });
 
-    it('names cross resources only with that resource\'s read scope: members\' names need users:read, a user\'s group name groups:read', async () => {
+    it("names cross resources only with that resource's read scope: members' names need users:read, a user's group name groups:read", async () => {
       const full = await scimTenant(api);
       const u = await user(full);
       const g = await group(full, `Named ${rand()}`, { members: [{ value: u.id }] });
@@ -251,7 +307,10 @@ describe('SCIM Groups', () => {
     it('moving people into a group carrying a code the API cannot grant → 403 permission_not_grantable', async () => {
       const t = await scimTenant(api);
       const u = await user(t);
-      const [owners] = await db.query(`INSERT INTO groups (organisation_id, name, permissions) VALUES ($1, $2, '{organisation.own}') RETURNING id`, [t.organisationId, `Owners ${rand()}`]);
+      const [owners] = await db.query(`INSERT INTO groups (organisation_id, name, permissions) VALUES ($1, $2, '{organisation.own}') RETURNING id`, [
+        t.organisationId,
+        `Owners ${rand()}`,
+      ]);
       expectScimError(await scim(api, t, 'patch', `/Groups/${owners.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: u.id }] })), 403);
       expect(await groupOf(u.userName)).toBeNull();
     });
@@ -298,12 +357,17 @@ describe('SCIM Groups', () => {
       expect([...p1.Resources, ...p2.Resources].map((g: { id: string }) => g.id)).toEqual(made);
     });
 
-    it('another organisation\'s group → 404; another organisation\'s user as a member → 422 invalidValue', async () => {
+    it("another organisation's group → 404; another organisation's user as a member → 422 invalidValue", async () => {
       const a = await scimTenant(api);
       const b = await scimTenant(api);
       const ga = await group(a);
       const ub = await user(b);
-      for (const [method, body] of [['get'], ['put', { schemas: [SCIM.group], displayName: 'x' }], ['patch', patchOp({ op: 'replace', path: 'displayName', value: 'x' })], ['delete']] as const) {
+      for (const [method, body] of [
+        ['get'],
+        ['put', { schemas: [SCIM.group], displayName: 'x' }],
+        ['patch', patchOp({ op: 'replace', path: 'displayName', value: 'x' })],
+        ['delete'],
+      ] as const) {
         expectScimError(await scim(api, b, method, `/Groups/${ga.id}`, body), 404);
       }
       expectScimError(await scim(api, a, 'patch', `/Groups/${ga.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: ub.id }] })), 422, 'invalidValue');
@@ -318,7 +382,11 @@ describe('SCIM Groups', () => {
       const g = await group(t);
       expectScimError(await scim(api, t, 'patch', `/Groups/${g.id}`, patchOp({ op: 'replace', path: 'permissions', value: [] })), 400, 'invalidPath');
       expectScimError(await scim(api, t, 'patch', `/Groups/${g.id}`, patchOp({ op: 'remove', path: 'displayName' })), 422, 'invalidValue');
-      expectScimError(await scim(api, t, 'patch', `/Groups/${g.id}`, patchOp({ op: 'replace', path: 'members[value eq "1"].value', value: '2' })), 400, 'mutability');
+      expectScimError(
+        await scim(api, t, 'patch', `/Groups/${g.id}`, patchOp({ op: 'replace', path: 'members[value eq "1"].value', value: '2' })),
+        400,
+        'mutability',
+      );
       await db.query(`INSERT INTO cases (organisation_id, external_ref, group_id) VALUES ($1, $2, $3)`, [t.organisationId, `ref-${rand()}`, g.id]);
       expectScimError(await scim(api, t, 'delete', `/Groups/${g.id}`), 409);
     });

@@ -24,12 +24,15 @@ describe('SCIM group membership when groups overlap', () => {
     return res.body;
   };
   const user = async (t: ScimTenant) => ok(await scim(api, t, 'post', '/Users', oktaUser(`m.${rand()}@${t.domain}`)), 201) as { id: string; userName: string };
-  const group = async (t: ScimTenant) => ok(await scim(api, t, 'post', '/Groups', { schemas: [SCIM.group], displayName: `G ${rand()}`, members: [] }), 201) as { id: string };
+  const group = async (t: ScimTenant) =>
+    ok(await scim(api, t, 'post', '/Groups', { schemas: [SCIM.group], displayName: `G ${rand()}`, members: [] }), 201) as { id: string };
   const add = async (t: ScimTenant, g: string, ...users: string[]) =>
     ok(await scim(api, t, 'patch', `/Groups/${g}`, patchOp({ op: 'add', path: 'members', value: users.map((value) => ({ value })) })));
-  const remove = async (t: ScimTenant, g: string, u: string) => ok(await scim(api, t, 'patch', `/Groups/${g}`, patchOp({ op: 'remove', path: `members[value eq "${u}"]` })));
+  const remove = async (t: ScimTenant, g: string, u: string) =>
+    ok(await scim(api, t, 'patch', `/Groups/${g}`, patchOp({ op: 'remove', path: `members[value eq "${u}"]` })));
   const memberIds = async (t: ScimTenant, g: string) => ((await scim(api, t, 'get', `/Groups/${g}`)).body.members ?? []).map((m: { value: string }) => m.value);
-  const groupOf = async (email: string) => (await db.getRepository(PersonEntity).createQueryBuilder('p').where('lower(p.email) = lower(:email)', { email }).getOne())?.groupId ?? null;
+  const groupOf = async (email: string) =>
+    (await db.getRepository(PersonEntity).createQueryBuilder('p').where('lower(p.email) = lower(:email)', { email }).getOne())?.groupId ?? null;
   /** Where the person is, seen from the platform, the user and both groups. */
   const where = async (t: ScimTenant, u: { id: string; userName: string }, a: string, b: string) => {
     const platform = await groupOf(u.userName);
@@ -76,12 +79,25 @@ describe('SCIM group membership when groups overlap', () => {
       const [first, second] = cycle % 2 === 0 ? [a, b] : [b, a];
       await add(t, first, u.id);
       await add(t, second, u.id);
-      ok(await scim(api, t, 'put', `/Groups/${second}`, { ...(await scim(api, t, 'get', `/Groups/${second}`)).body, members: [{ value: u.id }, ...(second === b ? [{ value: other.id }] : [])] }));
+      ok(
+        await scim(api, t, 'put', `/Groups/${second}`, {
+          ...(await scim(api, t, 'get', `/Groups/${second}`)).body,
+          members: [{ value: u.id }, ...(second === b ? [{ value: other.id }] : [])],
+        }),
+      );
       expect(await where(t, u, a, b)).toBe('A');
     }
     expect(await memberIds(t, b)).toEqual([other.id]);
     // Entra's batch on B: remove the other member and re-add the person in one PATCH: still A.
-    ok(await scim(api, t, 'patch', `/Groups/${b}`, patchOp({ op: 'Remove', path: 'members', value: [{ value: other.id }] }, { op: 'Add', path: 'members', value: [{ value: u.id }] })));
+    ok(
+      await scim(
+        api,
+        t,
+        'patch',
+        `/Groups/${b}`,
+        patchOp({ op: 'Remove', path: 'members', value: [{ value: other.id }] }, { op: 'Add', path: 'members', value: [{ value: u.id }] }),
+      ),
+    );
     expect(await where(t, u, a, b)).toBe('A');
     expect(await groupOf(other.userName)).toBeNull();
   });
@@ -98,12 +114,18 @@ describe('SCIM group membership when groups overlap', () => {
 
     await add(t, a, u.id);
     await add(t, b, u.id);
-    ok(await scim(api, t, 'put', `/Groups/${b}`, { schemas: [SCIM.group], displayName: (await scim(api, t, 'get', `/Groups/${b}`)).body.displayName, members: [] }));
+    ok(
+      await scim(api, t, 'put', `/Groups/${b}`, {
+        schemas: [SCIM.group],
+        displayName: (await scim(api, t, 'get', `/Groups/${b}`)).body.displayName,
+        members: [],
+      }),
+    );
     await remove(t, a, u.id);
     expect(await where(t, u, a, b)).toBe('none');
   });
 
-  it('deleting the first group (Okta\'s unlink and delete) lets the waiting group take the person', async () => {
+  it("deleting the first group (Okta's unlink and delete) lets the waiting group take the person", async () => {
     const t = await scimTenant(api);
     const u = await user(t);
     const [a, b] = [(await group(t)).id, (await group(t)).id];

@@ -80,7 +80,10 @@ describe('SCIM Users', () => {
       expect((await scim(api, t, 'get', `/Users/${id}`)).body.active).toBe(false);
       const listed = await scim(api, t, 'get', `/Users?filter=${q(`userName eq "${email}"`)}`);
       expect(listed.body.Resources).toEqual([expect.objectContaining({ id, active: false })]);
-      const rest = await api.http().get(`/v1/users/${(await person(email))!.id}`).set(t.auth);
+      const rest = await api
+        .http()
+        .get(`/v1/users/${(await person(email))!.id}`)
+        .set(t.auth);
       expect(rest.body.data.disabled).toBe(true);
 
       const on = await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'replace', value: { active: true } }));
@@ -92,7 +95,13 @@ describe('SCIM Users', () => {
       const t = await scimTenant(api);
       const { id } = await create(t, oktaUser(`u-${rand()}@${t.domain}`));
       const got = (await scim(api, t, 'get', `/Users/${id}`)).body;
-      const put = await scim(api, t, 'put', `/Users/${id}`, { ...got, name: { givenName: 'Tess', familyName: 'User' }, displayName: 'Tess User', title: 'Coordinator', password: 'x' });
+      const put = await scim(api, t, 'put', `/Users/${id}`, {
+        ...got,
+        name: { givenName: 'Tess', familyName: 'User' },
+        displayName: 'Tess User',
+        title: 'Coordinator',
+        password: 'x',
+      });
       expect(put.status).toBe(200);
       expect(put.body).toMatchObject({ id, name: { givenName: 'Tess', familyName: 'User' }, displayName: 'Tess User', title: 'Coordinator', active: true });
       expect(put.body.name.formatted).toBeUndefined();
@@ -120,7 +129,12 @@ describe('SCIM Users', () => {
       }
       expect(seen).toHaveLength(5);
       expect([...seen].sort((a, b) => Number(a) - Number(b))).toEqual(seen);
-      expect((await scim(api, t, 'get', '/Users?startIndex=99&count=2')).body).toMatchObject({ totalResults: 5, startIndex: 99, itemsPerPage: 0, Resources: [] });
+      expect((await scim(api, t, 'get', '/Users?startIndex=99&count=2')).body).toMatchObject({
+        totalResults: 5,
+        startIndex: 99,
+        itemsPerPage: 0,
+        Resources: [],
+      });
       expect((await scim(api, t, 'get', '/Users?count=0')).body).toMatchObject({ totalResults: 5, itemsPerPage: 0, Resources: [] });
       expect((await scim(api, t, 'get', '/Users?startIndex=0&count=-4')).body).toMatchObject({ startIndex: 1, itemsPerPage: 0 });
       expect((await scim(api, t, 'get', '/Users')).body.itemsPerPage).toBe(5);
@@ -153,7 +167,13 @@ describe('SCIM Users', () => {
       });
       // Kept and answered as sent since issue 11 (Entra re-sends what an answer lacks).
       expect(created).toMatchObject({ addresses: body.addresses, phoneNumbers: body.phoneNumbers, preferredLanguage: 'en-US' });
-      for (const filter of [`userName eq "${email}"`, 'externalId eq "ana-object-id"', `emails[type eq "work"].value eq "${email.toUpperCase()}"`, `emails.value eq "${email}"`, `displayName eq "ana lópez" and externalId eq "ana-object-id"`]) {
+      for (const filter of [
+        `userName eq "${email}"`,
+        'externalId eq "ana-object-id"',
+        `emails[type eq "work"].value eq "${email.toUpperCase()}"`,
+        `emails.value eq "${email}"`,
+        `displayName eq "ana lópez" and externalId eq "ana-object-id"`,
+      ]) {
         const res = await scim(api, t, 'get', `/Users?filter=${q(filter)}`);
         expect({ filter, ids: res.body.Resources?.map((r: { id: string }) => r.id) }).toEqual({ filter, ids: [created.id] });
       }
@@ -202,7 +222,13 @@ describe('SCIM Users', () => {
 
       // Deactivated users are still returned; lowercase string booleans too.
       expect((await scim(api, t, 'get', `/Users/${id}`)).body.active).toBe(false);
-      const back = await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'Replace', path: 'active', value: 'true' }, { op: 'Remove', path: `${SCIM.enterprise}:manager` }));
+      const back = await scim(
+        api,
+        t,
+        'patch',
+        `/Users/${id}`,
+        patchOp({ op: 'Replace', path: 'active', value: 'true' }, { op: 'Remove', path: `${SCIM.enterprise}:manager` }),
+      );
       expect(back.body.active).toBe(true);
       expect(back.body[SCIM.enterprise].manager).toBeUndefined();
     });
@@ -256,7 +282,9 @@ describe('SCIM Users', () => {
       expect(off.status).toBe(200);
       expect(off.body.active).toBe(false);
       expect((await api.http().get('/v1/invitations').set(t.auth)).body.data).toEqual([]);
-      expect((await scim(api, t, 'get', `/Users?filter=${q(`userName eq "${email}"`)}`)).body.Resources).toEqual([expect.objectContaining({ id, active: false })]);
+      expect((await scim(api, t, 'get', `/Users?filter=${q(`userName eq "${email}"`)}`)).body.Resources).toEqual([
+        expect.objectContaining({ id, active: false }),
+      ]);
 
       const on = await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'replace', value: { active: true } }));
       expect(on.body).toMatchObject({ id, active: true });
@@ -296,7 +324,11 @@ describe('SCIM Users', () => {
       await scim(api, t, 'delete', `/Users/${deleted.id}`);
       const leaver = `f.${rand()}@${t.domain}`;
       await create(t, oktaUser(leaver));
-      await api.http().delete(`/v1/users/${(await person(leaver))!.id}`).set(t.auth).expect(204);
+      await api
+        .http()
+        .delete(`/v1/users/${(await person(leaver))!.id}`)
+        .set(t.auth)
+        .expect(204);
       const withdrawn = `g.${rand()}@elsewhere.example`;
       const inv = await api.http().post('/v1/users').set(t.auth).send({ email: withdrawn });
       await api.http().delete(`/v1/invitations/${inv.body.data.id}`).set(t.auth).expect(204);
@@ -304,7 +336,11 @@ describe('SCIM Users', () => {
       const all = (await scim(api, t, 'get', '/Users?count=1000')).body;
       expect(all.Resources.map((r: { active: boolean }) => r.active)).toEqual([true, false, true, false]);
       expect(all.totalResults).toBe(4);
-      expect((await scim(api, t, 'get', '/Users?count=1&startIndex=2')).body).toMatchObject({ totalResults: 4, itemsPerPage: 1, Resources: [{ id: disabled.id }] });
+      expect((await scim(api, t, 'get', '/Users?count=1&startIndex=2')).body).toMatchObject({
+        totalResults: 4,
+        itemsPerPage: 1,
+        Resources: [{ id: disabled.id }],
+      });
     });
   });
 
@@ -313,7 +349,13 @@ describe('SCIM Users', () => {
       const t = await scimTenant(api);
       const created = await create(t, entraUser(`p.${rand()}@${t.domain}`));
       const one = await scim(api, t, 'get', `/Users/${created.id}?attributes=userName,name.givenName,${q(`${SCIM.enterprise}:department`)}`);
-      expect(one.body).toEqual({ schemas: created.schemas, id: created.id, userName: created.userName, name: { givenName: 'Ana' }, [SCIM.enterprise]: { department: 'Care' } });
+      expect(one.body).toEqual({
+        schemas: created.schemas,
+        id: created.id,
+        userName: created.userName,
+        name: { givenName: 'Ana' },
+        [SCIM.enterprise]: { department: 'Care' },
+      });
       const list = await scim(api, t, 'get', `/Users?excludedAttributes=emails,meta,groups,${SCIM.enterprise}`);
       const { emails, meta, groups, [SCIM.enterprise]: ent, ...rest } = created;
       expect([emails, meta, groups, ent].every((v) => v !== undefined)).toBe(true);
@@ -328,17 +370,25 @@ describe('SCIM Users', () => {
       const t = await scimTenant(api);
       expectScimError(await scim(api, t, 'post', '/Users', '{"userName": '), 400, 'invalidSyntax');
       expectScimError(await scim(api, t, 'post', '/Users', { userName: `a.${rand()}@${t.domain}` }), 400, 'invalidSyntax');
-      const plainJson = await api.http().post('/scim/v2/Users').set(t.auth).send(oktaUser(`j.${rand()}@${t.domain}`));
+      const plainJson = await api
+        .http()
+        .post('/scim/v2/Users')
+        .set(t.auth)
+        .send(oktaUser(`j.${rand()}@${t.domain}`));
       expect(plainJson.status).toBe(201);
     });
 
-    it('missing or invalid values → 422 invalidValue (the contract\'s validation_failed)', async () => {
+    it("missing or invalid values → 422 invalidValue (the contract's validation_failed)", async () => {
       const t = await scimTenant(api);
       expectScimError(await scim(api, t, 'post', '/Users', { schemas: [SCIM.user], name: { givenName: 'x' } }), 422, 'invalidValue');
       expectScimError(await scim(api, t, 'post', '/Users', { schemas: [SCIM.user], userName: 'not-an-address' }), 422, 'invalidValue');
       expectScimError(await scim(api, t, 'post', '/Users', { ...oktaUser(`b.${rand()}@${t.domain}`), active: 'perhaps' }), 422, 'invalidValue');
       const { id } = await create(t, oktaUser(`c.${rand()}@${t.domain}`));
-      expectScimError(await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'add', path: `${SCIM.enterprise}:manager`, value: '999999999' })), 422, 'invalidValue');
+      expectScimError(
+        await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'add', path: `${SCIM.enterprise}:manager`, value: '999999999' })),
+        422,
+        'invalidValue',
+      );
       expectScimError(await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'add', path: `${SCIM.enterprise}:manager`, value: id })), 422, 'invalidValue');
       // A NUL character (which Postgres cannot store) in any attribute, also through PATCH; nothing changes.
       expectScimError(await scim(api, t, 'post', '/Users', { ...oktaUser(`n.${rand()}@${t.domain}`), externalId: 'x\u0000' }), 422, 'invalidValue');
@@ -357,7 +407,11 @@ describe('SCIM Users', () => {
       expectScimError(await scim(api, t, 'patch', path, patchOp({ op: 'replace', path: 'userName', value: `new.${rand()}@${t.domain}` })), 400, 'mutability');
       expectScimError(await scim(api, t, 'patch', path, patchOp({ op: 'replace', path: 'groups', value: [] })), 400, 'mutability');
       expectScimError(await scim(api, t, 'patch', path, { Operations: [{ op: 'replace', path: 'title', value: 'x' }] }), 400, 'invalidSyntax');
-      expectScimError(await scim(api, t, 'patch', path, patchOp({ op: 'replace', path: 'title', value: 'Changed' }, { op: 'replace', path: 'nope', value: 1 })), 400, 'invalidPath');
+      expectScimError(
+        await scim(api, t, 'patch', path, patchOp({ op: 'replace', path: 'title', value: 'Changed' }, { op: 'replace', path: 'nope', value: 1 })),
+        400,
+        'invalidPath',
+      );
       const after = (await scim(api, t, 'get', path)).body;
       expect(after.title).toBeUndefined();
       expect(after.meta.lastModified).toBe(created.meta.lastModified);
@@ -399,11 +453,16 @@ describe('SCIM Users', () => {
       expectScimError(await scim(api, b, 'post', '/Users', oktaUser(email)), 409, 'uniqueness');
     });
 
-    it('another organisation\'s user, an unknown id and a non-digit id → 404', async () => {
+    it("another organisation's user, an unknown id and a non-digit id → 404", async () => {
       const a = await scimTenant(api);
       const b = await scimTenant(api);
       const { id } = await create(a, oktaUser(`mine.${rand()}@${a.domain}`));
-      for (const [method, body] of [['get'], ['put', oktaUser(`x.${rand()}@${b.domain}`)], ['patch', patchOp({ op: 'replace', value: { active: false } })], ['delete']] as const) {
+      for (const [method, body] of [
+        ['get'],
+        ['put', oktaUser(`x.${rand()}@${b.domain}`)],
+        ['patch', patchOp({ op: 'replace', value: { active: false } })],
+        ['delete'],
+      ] as const) {
         expectScimError(await scim(api, b, method, `/Users/${id}`, body), 404);
       }
       expectScimError(await scim(api, a, 'get', '/Users/999999999999'), 404);
@@ -416,7 +475,10 @@ describe('SCIM Users', () => {
       const t = await scimTenant(api);
       const email = `mgr.${rand()}@${t.domain}`;
       const { id } = await create(t, oktaUser(email));
-      const [g] = await db.query(`INSERT INTO groups (organisation_id, name, permissions) VALUES ($1, $2, '{people.manage}') RETURNING id`, [t.organisationId, `Managers ${rand()}`]);
+      const [g] = await db.query(`INSERT INTO groups (organisation_id, name, permissions) VALUES ($1, $2, '{people.manage}') RETURNING id`, [
+        t.organisationId,
+        `Managers ${rand()}`,
+      ]);
       await db.query(`UPDATE people SET group_id = $1 WHERE lower(email) = lower($2)`, [g.id, email]);
       expectScimError(await scim(api, t, 'patch', `/Users/${id}`, patchOp({ op: 'replace', value: { active: false } })), 409);
       expectScimError(await scim(api, t, 'delete', `/Users/${id}`), 409);

@@ -13,7 +13,10 @@ const portOf = (s: Server) => (s.address() as { port: number }).port;
 describe('the e2e global setup without its servers', () => {
   const saved = { db: process.env.TEST_DATABASE_SERVER_URL, redis: process.env.REDIS_URL };
   afterEach(() => {
-    for (const [name, value] of [['TEST_DATABASE_SERVER_URL', saved.db], ['REDIS_URL', saved.redis]] as const) {
+    for (const [name, value] of [
+      ['TEST_DATABASE_SERVER_URL', saved.db],
+      ['REDIS_URL', saved.redis],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -23,7 +26,10 @@ describe('the e2e global setup without its servers', () => {
     process.env.TEST_DATABASE_SERVER_URL = db;
     process.env.REDIS_URL = redis;
     const started = Date.now();
-    const err = await globalSetup().then(() => undefined, (e: Error) => e);
+    const err = await globalSetup().then(
+      () => undefined,
+      (e: Error) => e,
+    );
     return { message: err?.message ?? '(no error)', ms: Date.now() - started };
   }
 
@@ -62,10 +68,16 @@ describe("npm test's first step (scripts/test-services.js, before the build and 
     const s = await listen();
     const closed = portOf(s);
     await new Promise((r) => s.close(r));
-    const env = { PATH: process.env.PATH ?? '', TEST_DATABASE_SERVER_URL: `postgres://postgres@127.0.0.1:${closed}/postgres`, REDIS_URL: `redis://127.0.0.1:${closed}` };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      TEST_DATABASE_SERVER_URL: `postgres://postgres@127.0.0.1:${closed}/postgres`,
+      REDIS_URL: `redis://127.0.0.1:${closed}`,
+    };
     const started = Date.now();
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((done) => {
-      const child = execFile(process.execPath, [resolve(__dirname, '../scripts/test-services.js')], { env }, (_err, _out, stderr) => done({ code: child.exitCode, stderr }));
+      const child = execFile(process.execPath, [resolve(__dirname, '../scripts/test-services.js')], { env }, (_err, _out, stderr) =>
+        done({ code: child.exitCode, stderr }),
+      );
     });
     expect(code).toBe(1);
     expect(stderr).toContain(`PostgreSQL at postgres://postgres@127.0.0.1:${closed}/postgres (TEST_DATABASE_SERVER_URL)`);
@@ -76,7 +88,9 @@ describe("npm test's first step (scripts/test-services.js, before the build and 
   it('exits 0 when both answer', async () => {
     const { NODE_ENV: _, ...env } = process.env;
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((done) => {
-      const child = execFile(process.execPath, [resolve(__dirname, '../scripts/test-services.js')], { env }, (_err, _out, stderr) => done({ code: child.exitCode, stderr }));
+      const child = execFile(process.execPath, [resolve(__dirname, '../scripts/test-services.js')], { env }, (_err, _out, stderr) =>
+        done({ code: child.exitCode, stderr }),
+      );
     });
     expect(stderr).toBe('');
     expect(code).toBe(0);

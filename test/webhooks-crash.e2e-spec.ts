@@ -94,51 +94,59 @@ describe('Webhooks: a worker killed in the middle of a burst', () => {
     return child;
   };
 
-  it('SIGKILL mid-burst, then a restart: every delivery still arrives at least once, none is lost', async () => {
-    const t = await makeTenant(api.app);
-    const path = `/crash-${randomBytes(4).toString('hex')}`;
-    const made = await api.http().post('/v1/webhooks').set(t.auth).send({ url: `https://127.0.0.1${path}`, events: ['conversation.ended'] });
-    expect(made.status).toBe(201);
-    // Slow enough answers that the burst is still in flight when the worker dies.
-    receiver.reply(path, { status: 200, delayMs: 40 });
+  it(
+    'SIGKILL mid-burst, then a restart: every delivery still arrives at least once, none is lost',
+    async () => {
+      const t = await makeTenant(api.app);
+      const path = `/crash-${randomBytes(4).toString('hex')}`;
+      const made = await api
+        .http()
+        .post('/v1/webhooks')
+        .set(t.auth)
+        .send({ url: `https://127.0.0.1${path}`, events: ['conversation.ended'] });
+      expect(made.status).toBe(201);
+      // Slow enough answers that the burst is still in flight when the worker dies.
+      receiver.reply(path, { status: 200, delayMs: 40 });
 
-    const burst = 600;
-    await api.app.get(TransactionHost).run(async (m) => {
-      for (let i = 0; i < burst; i++) {
-        await api.app.get(Outbox).emit(m, t.organisationId, 'conversation.ended', { conversation_id: randomBytes(16).toString('hex') });
+      const burst = 600;
+      await api.app.get(TransactionHost).run(async (m) => {
+        for (let i = 0; i < burst; i++) {
+          await api.app.get(Outbox).emit(m, t.organisationId, 'conversation.ended', { conversation_id: randomBytes(16).toString('hex') });
+        }
+      });
+
+      const first = await startWorker();
+      await receiver.waitFor(path, burst / 5, 60_000);
+      first.kill('SIGKILL');
+      await new Promise<void>((r) => (first.exitCode !== null || first.signalCode !== null ? r() : first.once('exit', () => r())));
+      const beforeRestart = new Set(receiver.received(path).map((r) => JSON.parse(r.raw).id)).size;
+      expect(beforeRestart).toBeLessThan(burst);
+
+      const second = await startWorker();
+      const deadline = Date.now() + 150_000;
+      for (;;) {
+        const got = new Set(receiver.received(path).map((r) => JSON.parse(r.raw).id));
+        if (got.size >= burst) break;
+        if (Date.now() > deadline) throw new Error(`${got.size} of ${burst} deliveries arrived (${beforeRestart} before the kill)`);
+        await new Promise((r) => setTimeout(r, 200));
       }
-    });
-
-    const first = await startWorker();
-    await receiver.waitFor(path, burst / 5, 60_000);
-    first.kill('SIGKILL');
-    await new Promise<void>((r) => (first.exitCode !== null || first.signalCode !== null ? r() : first.once('exit', () => r())));
-    const beforeRestart = new Set(receiver.received(path).map((r) => JSON.parse(r.raw).id)).size;
-    expect(beforeRestart).toBeLessThan(burst);
-
-    const second = await startWorker();
-    const deadline = Date.now() + 150_000;
-    for (;;) {
       const got = new Set(receiver.received(path).map((r) => JSON.parse(r.raw).id));
-      if (got.size >= burst) break;
-      if (Date.now() > deadline) throw new Error(`${got.size} of ${burst} deliveries arrived (${beforeRestart} before the kill)`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const got = new Set(receiver.received(path).map((r) => JSON.parse(r.raw).id));
-    // Every event made exactly one delivery, and every delivery arrived.
-    const all: string[] = (await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1`, [made.body.data.id])).map((r: { id: string }) => r.id);
-    expect(all).toHaveLength(burst);
-    expect(all.every((id) => got.has(id))).toBe(true);
-    const conversations = new Set(receiver.received(path).map((r) => JSON.parse(r.raw).data.conversation_id));
-    expect(conversations.size).toBe(burst);
-    for (;;) {
-      const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'delivered'`, [made.body.data.id]);
-      if (n === burst) break;
-      if (Date.now() > deadline) throw new Error(`${n} of ${burst} deliveries recorded as delivered`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    second.kill('SIGTERM');
-    await new Promise<void>((r) => (second.exitCode !== null || second.signalCode !== null ? r() : second.once('exit', () => r())));
-    expect(second.exitCode).toBe(0);
-  }, SLOW);
+      // Every event made exactly one delivery, and every delivery arrived.
+      const all: string[] = (await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1`, [made.body.data.id])).map((r: { id: string }) => r.id);
+      expect(all).toHaveLength(burst);
+      expect(all.every((id) => got.has(id))).toBe(true);
+      const conversations = new Set(receiver.received(path).map((r) => JSON.parse(r.raw).data.conversation_id));
+      expect(conversations.size).toBe(burst);
+      for (;;) {
+        const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'delivered'`, [made.body.data.id]);
+        if (n === burst) break;
+        if (Date.now() > deadline) throw new Error(`${n} of ${burst} deliveries recorded as delivered`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      second.kill('SIGTERM');
+      await new Promise<void>((r) => (second.exitCode !== null || second.signalCode !== null ? r() : second.once('exit', () => r())));
+      expect(second.exitCode).toBe(0);
+    },
+    SLOW,
+  );
 });

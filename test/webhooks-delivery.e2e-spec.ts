@@ -7,14 +7,7 @@ import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
-import {
-  AddressPolicy,
-  HostResolver,
-  OutboxRelayService,
-  verifySignature,
-  WebhookSender,
-  WebhookTls,
-} from '../libs/domain/src/webhooks';
+import { AddressPolicy, HostResolver, OutboxRelayService, verifySignature, WebhookSender, WebhookTls } from '../libs/domain/src/webhooks';
 import { makeTenant, Tenant, TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
 import { RECEIVER_DOMAIN, ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
@@ -49,7 +42,8 @@ describe('Webhooks: delivery by the worker', () => {
   const conversation = async (t: Tenant, turns = 1) => {
     const c = (await api.app.get(CasesService).open(t.organisationId, { externalRef: `REF-${rand()}` })).case;
     const conv = await ingest().start(c.id, 'en', 'es');
-    for (let i = 0; i < turns; i++) await ingest().appendTurn(conv.id, { speaker: 'patient', language: 'en', text: WORDS, translation: 'el paciente dijo algo' });
+    for (let i = 0; i < turns; i++)
+      await ingest().appendTurn(conv.id, { speaker: 'patient', language: 'en', text: WORDS, translation: 'el paciente dijo algo' });
     return conv;
   };
   const endConversation = async (t: Tenant) => {
@@ -59,7 +53,9 @@ describe('Webhooks: delivery by the worker', () => {
   const deliveries = (webhookId: string) =>
     db.query(`SELECT id, event, state, attempts, give_up_reason, data FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at, id`, [webhookId]);
   const attempts = (deliveryId: string) =>
-    db.query(`SELECT number, succeeded, status, error, attempted_at, duration_ms FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY id`, [deliveryId]);
+    db.query(`SELECT number, succeeded, status, error, attempted_at, duration_ms FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY id`, [
+      deliveryId,
+    ]);
   const expectSigned = (got: ReceivedRequest, secret: string) => {
     const header = got.headers['service-signature'] as string;
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
@@ -77,13 +73,20 @@ describe('Webhooks: delivery by the worker', () => {
       const [got] = await receiver.waitFor(w.path);
       expect(got.headers['content-type']).toBe('application/json');
       const body = JSON.parse(got.raw);
-      expect(body).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/), event: 'conversation.ended', occurred_at: ended.endedAt!.toISOString(), data: { conversation_id: ended.id } });
+      expect(body).toEqual({
+        id: expect.stringMatching(/^[0-9a-f]{32}$/),
+        event: 'conversation.ended',
+        occurred_at: ended.endedAt!.toISOString(),
+        data: { conversation_id: ended.id },
+      });
       expect(Object.keys(body)).toEqual(['id', 'event', 'occurred_at', 'data']);
       expect(got.raw).not.toContain('patient');
       expectSigned(got, w.secret);
       const [d] = await until(async () => ((await deliveries(w.id))[0]?.state === 'delivered' ? deliveries(w.id) : undefined), 'the delivery to be logged');
       expect(d).toMatchObject({ id: body.id, state: 'delivered', attempts: 1 });
-      expect(await attempts(d.id)).toEqual([{ number: 1, succeeded: true, status: 200, error: null, attempted_at: expect.any(Date), duration_ms: expect.any(Number) }]);
+      expect(await attempts(d.id)).toEqual([
+        { number: 1, succeeded: true, status: 200, error: null, attempted_at: expect.any(Date), duration_ms: expect.any(Number) },
+      ]);
       await new Promise((r) => setTimeout(r, 300));
       expect(receiver.received(w.path)).toHaveLength(1);
     });
@@ -135,7 +138,10 @@ describe('Webhooks: delivery by the worker', () => {
       const siblingHook = await hook(sibling, ['conversation.ended'], 'sibling');
       const losesScope = await orgConnection(SCOPES);
       const losesScopeHook = await hook(losesScope, ['conversation.ended'], 'lost-scope');
-      await api.app.get(ConnectionsService).setScopes(losesScope.connectionId, SCOPES.filter((s) => s !== 'conversations:read'));
+      await api.app.get(ConnectionsService).setScopes(
+        losesScope.connectionId,
+        SCOPES.filter((s) => s !== 'conversations:read'),
+      );
       const revoked = await orgConnection(SCOPES);
       const revokedHook = await hook(revoked, ['conversation.ended'], 'revoked');
       await api.app.get(ConnectionsService).revoke(revoked.connectionId);
@@ -166,7 +172,11 @@ describe('Webhooks: delivery by the worker', () => {
       const host = `pinned-${rand()}.${RECEIVER_DOMAIN}`;
       const url = `https://${host}/pinned-${rand()}`;
       const spy = jest.spyOn(worker.get(HostResolver), 'resolve').mockImplementation(async (h) => (h === host ? [{ address: '127.0.0.1', family: 4 }] : []));
-      const res = (await api.http().post('/v1/webhooks').set(t.auth).send({ url, events: ['conversation.ended'] })) as unknown as Res;
+      const res = (await api
+        .http()
+        .post('/v1/webhooks')
+        .set(t.auth)
+        .send({ url, events: ['conversation.ended'] })) as unknown as Res;
       await endConversation(t);
       const [got] = await receiver.waitFor(new URL(url).pathname);
       expect(got.servername).toBe(host);
@@ -179,7 +189,11 @@ describe('Webhooks: delivery by the worker', () => {
       const t = await makeTenant(api.app);
       const host = `rebound-${rand()}.${RECEIVER_DOMAIN}`;
       const path = `/rebound-${rand()}`;
-      const res = (await api.http().post('/v1/webhooks').set(t.auth).send({ url: `https://${host}${path}`, events: ['conversation.ended'] })) as unknown as Res;
+      const res = (await api
+        .http()
+        .post('/v1/webhooks')
+        .set(t.auth)
+        .send({ url: `https://${host}${path}`, events: ['conversation.ended'] })) as unknown as Res;
       expect(res.status).toBe(201);
       jest.spyOn(worker.get(HostResolver), 'resolve').mockImplementation(async () => [
         { address: '127.0.0.1', family: 4 },
@@ -242,8 +256,15 @@ describe('Webhooks: delivery by the worker', () => {
       ['the webhook is removed', 'webhook_removed', (_t, id) => db.query(`UPDATE webhooks SET deleted_at = now() WHERE id = $1`, [id])],
       ['the integrations module is off', 'integrations_module_off', (t) => api.app.get(OrganisationsService).setModule(t.organisationId, false)],
       ['the integrations policy is withdrawn', 'integrations_policy_withdrawn', (t) => api.app.get(OrganisationsService).setPolicy(t.organisationId, false)],
-      ['the connection no longer holds the scope', 'connection_lacks_scope', (t) =>
-        api.app.get(ConnectionsService).setScopes(t.connectionId, SCOPES.filter((s) => s !== 'conversations:read'))],
+      [
+        'the connection no longer holds the scope',
+        'connection_lacks_scope',
+        (t) =>
+          api.app.get(ConnectionsService).setScopes(
+            t.connectionId,
+            SCOPES.filter((s) => s !== 'conversations:read'),
+          ),
+      ],
     ];
 
     it.each(cases)('gives the delivery up when %s, with the reason %s, sending nothing', async (_what, reason, change) => {
@@ -277,47 +298,55 @@ describe('Webhooks: delivery by the worker', () => {
   });
 
   describe('the relay', () => {
-    it('turns each outbox row into its deliveries exactly once with two workers relaying at the same time (row locking)', async () => {
-      const replica = await startWebhookWorker(AppConfig.fromEnv({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', WORKER_HEALTH_PORT: '0' }), receiver.cert);
-      try {
-        const tenants = [await makeTenant(api.app), await makeTenant(api.app)];
-        const hooks = [await hook(tenants[0], ['conversation.ended'], 'x1'), await hook(tenants[0], ['conversation.ended'], 'x2'), await hook(tenants[1], ['conversation.ended'], 'x3')];
-        const relayed: number[] = [];
-        for (const app of [worker, replica]) {
-          const relay = app.get(OutboxRelayService);
-          const real = relay.relayBatch.bind(relay);
-          jest.spyOn(relay, 'relayBatch').mockImplementation(async (limit) => {
-            const r = await real(limit);
-            relayed.push(r.events);
-            return r;
-          });
-        }
-        const perTenant = 150;
-        const outbox = api.app.get(Outbox);
-        const tx = api.app.get(TransactionHost);
-        // Many small commits: every one wakes both relays.
-        for (let i = 0; i < perTenant; i += 10) {
-          for (const t of tenants) {
-            await tx.run(async (m) => {
-              for (let j = 0; j < 10; j++) await outbox.emit(m, t.organisationId, 'conversation.ended', { conversation_id: randomBytes(16).toString('hex') });
+    it(
+      'turns each outbox row into its deliveries exactly once with two workers relaying at the same time (row locking)',
+      async () => {
+        const replica = await startWebhookWorker(AppConfig.fromEnv({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', WORKER_HEALTH_PORT: '0' }), receiver.cert);
+        try {
+          const tenants = [await makeTenant(api.app), await makeTenant(api.app)];
+          const hooks = [
+            await hook(tenants[0], ['conversation.ended'], 'x1'),
+            await hook(tenants[0], ['conversation.ended'], 'x2'),
+            await hook(tenants[1], ['conversation.ended'], 'x3'),
+          ];
+          const relayed: number[] = [];
+          for (const app of [worker, replica]) {
+            const relay = app.get(OutboxRelayService);
+            const real = relay.relayBatch.bind(relay);
+            jest.spyOn(relay, 'relayBatch').mockImplementation(async (limit) => {
+              const r = await real(limit);
+              relayed.push(r.events);
+              return r;
             });
           }
+          const perTenant = 150;
+          const outbox = api.app.get(Outbox);
+          const tx = api.app.get(TransactionHost);
+          // Many small commits: every one wakes both relays.
+          for (let i = 0; i < perTenant; i += 10) {
+            for (const t of tenants) {
+              await tx.run(async (m) => {
+                for (let j = 0; j < 10; j++) await outbox.emit(m, t.organisationId, 'conversation.ended', { conversation_id: randomBytes(16).toString('hex') });
+              });
+            }
+          }
+          const expected = { [hooks[0].path]: perTenant, [hooks[1].path]: perTenant, [hooks[2].path]: perTenant };
+          for (const [path, n] of Object.entries(expected)) await receiver.waitFor(path, n, 30_000);
+          await new Promise((r) => setTimeout(r, 500));
+          expect(relayed.reduce((a, b) => a + b, 0)).toBe(perTenant * tenants.length);
+          for (const w of hooks) {
+            const got = receiver.received(w.path);
+            expect(got).toHaveLength(perTenant);
+            expect(new Set(got.map((g) => JSON.parse(g.raw).id)).size).toBe(perTenant);
+            expect(new Set(got.map((g) => JSON.parse(g.raw).data.conversation_id)).size).toBe(perTenant);
+          }
+          const [{ pending }] = await db.query(`SELECT count(*)::int AS pending FROM outbox_events WHERE relayed_at IS NULL`);
+          expect(pending).toBe(0);
+        } finally {
+          await replica.close();
         }
-        const expected = { [hooks[0].path]: perTenant, [hooks[1].path]: perTenant, [hooks[2].path]: perTenant };
-        for (const [path, n] of Object.entries(expected)) await receiver.waitFor(path, n, 30_000);
-        await new Promise((r) => setTimeout(r, 500));
-        expect(relayed.reduce((a, b) => a + b, 0)).toBe(perTenant * tenants.length);
-        for (const w of hooks) {
-          const got = receiver.received(w.path);
-          expect(got).toHaveLength(perTenant);
-          expect(new Set(got.map((g) => JSON.parse(g.raw).id)).size).toBe(perTenant);
-          expect(new Set(got.map((g) => JSON.parse(g.raw).data.conversation_id)).size).toBe(perTenant);
-        }
-        const [{ pending }] = await db.query(`SELECT count(*)::int AS pending FROM outbox_events WHERE relayed_at IS NULL`);
-        expect(pending).toBe(0);
-      } finally {
-        await replica.close();
-      }
-    }, SLOW);
+      },
+      SLOW,
+    );
   });
 });

@@ -58,87 +58,111 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
     await db.query(
       `INSERT INTO webhook_deliveries (id, webhook_id, organisation_id, connection_id, event, occurred_at, data, state, attempts, next_attempt_at, finished_at, give_up_reason, created_at, updated_at)
        VALUES ($1, $2, $3, $4, 'conversation.ended', $5, $6, $7, $8, $9, $10, $11, $5, $5)`,
-      [id, webhookId, t.organisationId, t.connectionId, row.created_at, JSON.stringify({ conversation_id: 'a'.repeat(32) }), row.state, row.attempts, row.next_attempt_at, row.finished_at, row.give_up_reason],
+      [
+        id,
+        webhookId,
+        t.organisationId,
+        t.connectionId,
+        row.created_at,
+        JSON.stringify({ conversation_id: 'a'.repeat(32) }),
+        row.state,
+        row.attempts,
+        row.next_attempt_at,
+        row.finished_at,
+        row.give_up_reason,
+      ],
     );
     return id;
   };
   const rejection = async (p: Promise<unknown>) => {
-    const err = await p.then(() => null, (e: unknown) => e);
+    const err = await p.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(DomainError);
     return err as DomainError;
   };
 
   describe('switch-off after three days of failures', () => {
-    it('switches the webhook off, gives up its waiting deliveries and emails every integration manager', async () => {
-      const t = await makeTenant(api.app);
-      const groups = db.getRepository(GroupEntity);
-      const people = db.getRepository(PersonEntity);
-      const group = async (permissions: string[]) => groups.save(groups.create({ organisationId: t.organisationId, name: `G ${rand()}`, permissions }));
-      const person = async (groupId: string, extra: Partial<PersonEntity> = {}) =>
-        people.save(people.create({ organisationId: t.organisationId, email: `p-${rand()}@org.example`, name: 'P', groupId, joinedAt: new Date(), ...extra }));
-      const manager = await person((await group(['integrations.manage'])).id);
-      const owner = await person((await group(['organisation.own'])).id);
-      const peopleManager = await person((await group(['people.manage'])).id);
-      const disabled = await person((await group(['integrations.manage'])).id, { disabled: true });
+    it(
+      'switches the webhook off, gives up its waiting deliveries and emails every integration manager',
+      async () => {
+        const t = await makeTenant(api.app);
+        const groups = db.getRepository(GroupEntity);
+        const people = db.getRepository(PersonEntity);
+        const group = async (permissions: string[]) => groups.save(groups.create({ organisationId: t.organisationId, name: `G ${rand()}`, permissions }));
+        const person = async (groupId: string, extra: Partial<PersonEntity> = {}) =>
+          people.save(
+            people.create({ organisationId: t.organisationId, email: `p-${rand()}@org.example`, name: 'P', groupId, joinedAt: new Date(), ...extra }),
+          );
+        const manager = await person((await group(['integrations.manage'])).id);
+        const owner = await person((await group(['organisation.own'])).id);
+        const peopleManager = await person((await group(['people.manage'])).id);
+        const disabled = await person((await group(['integrations.manage'])).id, { disabled: true });
 
-      const failing = await hook(t, 'failing');
-      receiver.reply(failing.path, { status: 500 });
-      const recovering = await hook(t, 'recovering');
-      await endConversation(t);
-      const first = await stateOf(failing.id, 'waiting');
-      const [attempt] = await db.query(`SELECT attempted_at FROM webhook_delivery_attempts WHERE delivery_id = $1`, [first.id]);
-      const [{ failing_since: since }] = await db.query(`SELECT failing_since FROM webhooks WHERE id = $1`, [failing.id]);
-      expect(since).toEqual(attempt.attempted_at);
-      await stateOf(recovering.id, 'delivered');
-      // A run of failures that a success ended: it must not count.
-      await db.query(`UPDATE webhooks SET failing_since = NULL WHERE id = $1`, [recovering.id]);
+        const failing = await hook(t, 'failing');
+        receiver.reply(failing.path, { status: 500 });
+        const recovering = await hook(t, 'recovering');
+        await endConversation(t);
+        const first = await stateOf(failing.id, 'waiting');
+        const [attempt] = await db.query(`SELECT attempted_at FROM webhook_delivery_attempts WHERE delivery_id = $1`, [first.id]);
+        const [{ failing_since: since }] = await db.query(`SELECT failing_since FROM webhooks WHERE id = $1`, [failing.id]);
+        expect(since).toEqual(attempt.attempted_at);
+        await stateOf(recovering.id, 'delivered');
+        // A run of failures that a success ended: it must not count.
+        await db.query(`UPDATE webhooks SET failing_since = NULL WHERE id = $1`, [recovering.id]);
 
-      const clock = worker.get(Clock);
-      const jobs = worker.get(WebhookMaintenanceJobs);
-      jest.spyOn(clock, 'now').mockReturnValue(new Date(since.getTime() + 3 * DAY - 60_000));
-      await jobs.run(MAINTENANCE_JOBS.switchOffFailingWebhooks);
-      expect((await db.query(`SELECT switched_off_at FROM webhooks WHERE id = $1`, [failing.id]))[0].switched_off_at).toBeNull();
+        const clock = worker.get(Clock);
+        const jobs = worker.get(WebhookMaintenanceJobs);
+        jest.spyOn(clock, 'now').mockReturnValue(new Date(since.getTime() + 3 * DAY - 60_000));
+        await jobs.run(MAINTENANCE_JOBS.switchOffFailingWebhooks);
+        expect((await db.query(`SELECT switched_off_at FROM webhooks WHERE id = $1`, [failing.id]))[0].switched_off_at).toBeNull();
 
-      const at = new Date(since.getTime() + 3 * DAY + 1000);
-      jest.spyOn(clock, 'now').mockReturnValue(at);
-      expect(await jobs.run(MAINTENANCE_JOBS.switchOffFailingWebhooks)).toBeGreaterThanOrEqual(1);
-      jest.restoreAllMocks();
-      const [off] = await db.query(`SELECT switched_off_at FROM webhooks WHERE id = $1`, [failing.id]);
-      expect(off.switched_off_at).toEqual(at);
-      expect((await db.query(`SELECT switched_off_at FROM webhooks WHERE id = $1`, [recovering.id]))[0].switched_off_at).toBeNull();
-      const [given] = await db.query(`SELECT state, give_up_reason FROM webhook_deliveries WHERE id = $1`, [first.id]);
-      expect(given).toEqual({ state: 'given_up', give_up_reason: 'webhook_switched_off' });
-      const shown = await api.http().get(`/v1/webhooks/${failing.id}`).set(t.auth);
-      expect(shown.body.data.switched_off_at).toBe(at.toISOString());
+        const at = new Date(since.getTime() + 3 * DAY + 1000);
+        jest.spyOn(clock, 'now').mockReturnValue(at);
+        expect(await jobs.run(MAINTENANCE_JOBS.switchOffFailingWebhooks)).toBeGreaterThanOrEqual(1);
+        jest.restoreAllMocks();
+        const [off] = await db.query(`SELECT switched_off_at FROM webhooks WHERE id = $1`, [failing.id]);
+        expect(off.switched_off_at).toEqual(at);
+        expect((await db.query(`SELECT switched_off_at FROM webhooks WHERE id = $1`, [recovering.id]))[0].switched_off_at).toBeNull();
+        const [given] = await db.query(`SELECT state, give_up_reason FROM webhook_deliveries WHERE id = $1`, [first.id]);
+        expect(given).toEqual({ state: 'given_up', give_up_reason: 'webhook_switched_off' });
+        const shown = await api.http().get(`/v1/webhooks/${failing.id}`).set(t.auth);
+        expect(shown.body.data.switched_off_at).toBe(at.toISOString());
 
-      for (const to of [manager.email, owner.email]) {
-        const m = await mail.waitFor(to);
-        expect(m.subject).toBe(`Webhook switched off: ${failing.url}`);
-        expect(m.text).toContain(failing.url);
-        expect(m.text).toContain(since.toISOString());
-      }
-      await new Promise((r) => setTimeout(r, 200));
-      expect(mail.to(peopleManager.email)).toHaveLength(0);
-      expect(mail.to(disabled.email)).toHaveLength(0);
+        for (const to of [manager.email, owner.email]) {
+          const m = await mail.waitFor(to);
+          expect(m.subject).toBe(`Webhook switched off: ${failing.url}`);
+          expect(m.text).toContain(failing.url);
+          expect(m.text).toContain(since.toISOString());
+        }
+        await new Promise((r) => setTimeout(r, 200));
+        expect(mail.to(peopleManager.email)).toHaveLength(0);
+        expect(mail.to(disabled.email)).toHaveLength(0);
 
-      // Once off, no event is sent to it (and a second run switches nothing again, mails nobody again).
-      await jobs.run(MAINTENANCE_JOBS.switchOffFailingWebhooks);
-      expect(mail.to(manager.email)).toHaveLength(1);
-      await endConversation(t);
-      await stateOf(recovering.id, 'delivered');
-      await new Promise((r) => setTimeout(r, 300));
-      const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [failing.id]);
-      expect(n).toBe(1);
-    }, SLOW);
+        // Once off, no event is sent to it (and a second run switches nothing again, mails nobody again).
+        await jobs.run(MAINTENANCE_JOBS.switchOffFailingWebhooks);
+        expect(mail.to(manager.email)).toHaveLength(1);
+        await endConversation(t);
+        await stateOf(recovering.id, 'delivered');
+        await new Promise((r) => setTimeout(r, 300));
+        const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [failing.id]);
+        expect(n).toBe(1);
+      },
+      SLOW,
+    );
   });
 
   describe('the delivery log and resend', () => {
-    it('lists a webhook\'s deliveries with their attempts, newest first, by cursor', async () => {
+    it("lists a webhook's deliveries with their attempts, newest first, by cursor", async () => {
       const t = await makeTenant(api.app);
       const w = await hook(t, 'log');
       for (let i = 0; i < 3; i++) await endConversation(t);
       await receiver.waitFor(w.path, 3);
-      await until(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'delivered'`, [w.id])).length === 3, 'three delivered');
+      await until(
+        async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'delivered'`, [w.id])).length === 3,
+        'three delivered',
+      );
       const log = worker.get(DeliveryLogService);
       const first = await log.list(w.id, { limit: 2 });
       expect(first.items).toHaveLength(2);
@@ -189,7 +213,9 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
       };
       const listed = await cli('webhook', 'deliveries', w.id);
       expect(listed).toEqual({
-        deliveries: [expect.objectContaining({ id: delivered.id, event: 'conversation.ended', state: 'delivered', series: 1, attempts: 1, give_up_reason: null })],
+        deliveries: [
+          expect.objectContaining({ id: delivered.id, event: 'conversation.ended', state: 'delivered', series: 1, attempts: 1, give_up_reason: null }),
+        ],
         next_cursor: null,
       });
       expect(listed.deliveries[0].attempt_log).toEqual([expect.objectContaining({ series: 1, number: 1, succeeded: true, status: 200, error: null })]);
@@ -197,7 +223,7 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
       await receiver.waitFor(w.path, 2);
     });
 
-    it('a resent delivery meets the checks again: a removed webhook\'s is given up at once, with nothing sent', async () => {
+    it("a resent delivery meets the checks again: a removed webhook's is given up at once, with nothing sent", async () => {
       const t = await makeTenant(api.app);
       const w = await hook(t, 'resend-removed');
       await endConversation(t);
@@ -215,7 +241,10 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
       const pending = await seedDelivery(t, w.id, { state: 'waiting', attempts: 1, next_attempt_at: new Date(Date.now() + 3_600_000) });
       const log = worker.get(DeliveryLogService);
       const busy = await rejection(log.resend(pending));
-      expect([busy.code, busy.message]).toEqual(['validation_failed', 'delivery: is still being attempted; resend it once it is delivered, failed or given up']);
+      expect([busy.code, busy.message]).toEqual([
+        'validation_failed',
+        'delivery: is still being attempted; resend it once it is delivered, failed or given up',
+      ]);
       const test = await api.http().post(`/v1/webhooks/${w.id}/test`).set(t.auth);
       const testResend = await rejection(log.resend(test.body.data.delivery_id));
       expect(testResend.message).toContain('test delivery');
@@ -235,7 +264,10 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
       const notYet = await seedDelivery(t, w.id, { state: 'waiting', attempts: 1, next_attempt_at: new Date(Date.now() + 3_600_000) });
       expect(await worker.get(OutboxRelayLoop).recover()).toBeGreaterThanOrEqual(2);
       await receiver.waitFor(w.path, 2);
-      const ids = receiver.received(w.path).map((r) => JSON.parse(r.raw).id).sort();
+      const ids = receiver
+        .received(w.path)
+        .map((r) => JSON.parse(r.raw).id)
+        .sort();
       expect(ids).toEqual([lostFirst, lostRetry].sort());
       await until(async () => (await worker.get(DeliveryLogService).get(lostRetry)).delivery.state === 'delivered', 'the recovered retry');
       expect((await worker.get(DeliveryLogService).get(lostRetry)).attempts.map((a) => a.number)).toEqual([3]);
@@ -254,53 +286,68 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
   });
 
   describe('the 90-day sweep', () => {
-    it('deletes delivered, failed and given-up deliveries (and their attempts) older than 90 days, in batches, safely twice at once', async () => {
-      const t = await makeTenant(api.app);
-      const w = await hook(t, 'sweep');
-      const old = 2300;
-      await db.query(
-        `INSERT INTO webhook_deliveries (id, webhook_id, organisation_id, connection_id, event, occurred_at, data, state, attempts, finished_at, give_up_reason, created_at, updated_at)
+    it(
+      'deletes delivered, failed and given-up deliveries (and their attempts) older than 90 days, in batches, safely twice at once',
+      async () => {
+        const t = await makeTenant(api.app);
+        const w = await hook(t, 'sweep');
+        const old = 2300;
+        await db.query(
+          `INSERT INTO webhook_deliveries (id, webhook_id, organisation_id, connection_id, event, occurred_at, data, state, attempts, finished_at, give_up_reason, created_at, updated_at)
          SELECT md5(random()::text || i), $1, $2, $3, 'conversation.ended', now() - interval '95 days', '{}',
                 (ARRAY['delivered', 'failed', 'given_up'])[1 + i % 3], 1, now() - interval '91 days',
                 CASE WHEN i % 3 = 2 THEN 'webhook_removed' END, now() - interval '95 days', now() - interval '91 days'
            FROM generate_series(1, $4::int) AS i`,
-        [w.id, t.organisationId, t.connectionId, old],
-      );
-      await db.query(
-        `INSERT INTO webhook_delivery_attempts (delivery_id, series, number, attempted_at, succeeded, status, duration_ms)
+          [w.id, t.organisationId, t.connectionId, old],
+        );
+        await db.query(
+          `INSERT INTO webhook_delivery_attempts (delivery_id, series, number, attempted_at, succeeded, status, duration_ms)
          SELECT id, 1, 1, created_at, state = 'delivered', 200, 5 FROM webhook_deliveries WHERE webhook_id = $1`,
-        [w.id],
-      );
-      const recent = await seedDelivery(t, w.id, { state: 'delivered', attempts: 1, next_attempt_at: null, finished_at: new Date(Date.now() - 89 * DAY), created_at: new Date(Date.now() - 89 * DAY) });
-      const pendingOld = await seedDelivery(t, w.id, { state: 'waiting', attempts: 3, created_at: new Date(Date.now() - 100 * DAY), next_attempt_at: new Date(Date.now() + DAY) });
-      // A removed webhook whose log is all older than 90 days goes too.
-      const gone = await hook(t, 'sweep-removed');
-      await seedDelivery(t, gone.id, { state: 'delivered', attempts: 1, next_attempt_at: null, finished_at: new Date(Date.now() - 91 * DAY) });
-      await db.query(`UPDATE webhooks SET deleted_at = now() - interval '91 days' WHERE id = $1`, [gone.id]);
+          [w.id],
+        );
+        const recent = await seedDelivery(t, w.id, {
+          state: 'delivered',
+          attempts: 1,
+          next_attempt_at: null,
+          finished_at: new Date(Date.now() - 89 * DAY),
+          created_at: new Date(Date.now() - 89 * DAY),
+        });
+        const pendingOld = await seedDelivery(t, w.id, {
+          state: 'waiting',
+          attempts: 3,
+          created_at: new Date(Date.now() - 100 * DAY),
+          next_attempt_at: new Date(Date.now() + DAY),
+        });
+        // A removed webhook whose log is all older than 90 days goes too.
+        const gone = await hook(t, 'sweep-removed');
+        await seedDelivery(t, gone.id, { state: 'delivered', attempts: 1, next_attempt_at: null, finished_at: new Date(Date.now() - 91 * DAY) });
+        await db.query(`UPDATE webhooks SET deleted_at = now() - interval '91 days' WHERE id = $1`, [gone.id]);
 
-      // Outbox rows: relayed 91 days ago (swept) and relayed yesterday (kept).
-      const outbox = await db.query(
-        `INSERT INTO outbox_events (organisation_id, event, data, relayed_at)
+        // Outbox rows: relayed 91 days ago (swept) and relayed yesterday (kept).
+        const outbox = await db.query(
+          `INSERT INTO outbox_events (organisation_id, event, data, relayed_at)
          VALUES ($1, 'conversation.ended', '{}', now() - interval '91 days'), ($1, 'conversation.ended', '{}', now() - interval '1 day')
          RETURNING id`,
-        [t.organisationId],
-      );
+          [t.organisationId],
+        );
 
-      const retention = worker.get(DeliveryRetentionService);
-      const [a, b] = await Promise.all([retention.sweep(1000), retention.sweep(1000)]);
-      const outboxLeft = await db.query(`SELECT id FROM outbox_events WHERE id = ANY($1::uuid[])`, [outbox.map((r: { id: string }) => r.id)]);
-      expect(outboxLeft).toEqual([{ id: outbox[1].id }]);
-      expect(a + b).toBe(old + 1);
-      const left = await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id IN ($1, $2) ORDER BY id`, [w.id, gone.id]);
-      expect(left.map((r: { id: string }) => r.id)).toEqual([recent, pendingOld].sort());
-      const [{ n }] = await db.query(
-        `SELECT count(*)::int AS n FROM webhook_delivery_attempts a WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id)`,
-      );
-      expect(n).toBe(0);
-      expect(await db.query(`SELECT id FROM webhooks WHERE id = $1`, [gone.id])).toEqual([]);
-      expect(await db.query(`SELECT id FROM webhooks WHERE id = $1`, [w.id])).toEqual([{ id: w.id }]);
-      expect(await worker.get(WebhookMaintenanceJobs).run(MAINTENANCE_JOBS.sweepDeliveries)).toBe(0);
-    }, SLOW);
+        const retention = worker.get(DeliveryRetentionService);
+        const [a, b] = await Promise.all([retention.sweep(1000), retention.sweep(1000)]);
+        const outboxLeft = await db.query(`SELECT id FROM outbox_events WHERE id = ANY($1::uuid[])`, [outbox.map((r: { id: string }) => r.id)]);
+        expect(outboxLeft).toEqual([{ id: outbox[1].id }]);
+        expect(a + b).toBe(old + 1);
+        const left = await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id IN ($1, $2) ORDER BY id`, [w.id, gone.id]);
+        expect(left.map((r: { id: string }) => r.id)).toEqual([recent, pendingOld].sort());
+        const [{ n }] = await db.query(
+          `SELECT count(*)::int AS n FROM webhook_delivery_attempts a WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id)`,
+        );
+        expect(n).toBe(0);
+        expect(await db.query(`SELECT id FROM webhooks WHERE id = $1`, [gone.id])).toEqual([]);
+        expect(await db.query(`SELECT id FROM webhooks WHERE id = $1`, [w.id])).toEqual([{ id: w.id }]);
+        expect(await worker.get(WebhookMaintenanceJobs).run(MAINTENANCE_JOBS.sweepDeliveries)).toBe(0);
+      },
+      SLOW,
+    );
 
     it('is scheduled daily in Redis, beside the switch-off check and the relay watchdog', async () => {
       const maintenance = worker.get<Queue>(getQueueToken(QUEUES.maintenance), { strict: false });

@@ -11,7 +11,6 @@ import { OpenApiChecker } from './support/openapi-check';
 import { Method, Res, webhookKit } from './support/webhook-kit';
 import { RECEIVER_DOMAIN } from './support/webhook-receiver';
 
-
 const ALL_EVENTS = ['conversation.ended', 'summary.ready', 'document.translated', 'user.joined'];
 
 describe('Webhooks: management calls', () => {
@@ -30,7 +29,10 @@ describe('Webhooks: management calls', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  const { call, expectError, hookUrl, create, resolveAs } = webhookKit(() => api, () => checker);
+  const { call, expectError, hookUrl, create, resolveAs } = webhookKit(
+    () => api,
+    () => checker,
+  );
 
   it('documents every webhook call in a valid OpenAPI 3.1 description', async () => {
     const doc = (await api.http().get('/v1/openapi.json')).body;
@@ -48,11 +50,17 @@ describe('Webhooks: management calls', () => {
     ];
     for (const [path, method, operationId] of ops) {
       const op = doc.paths[path][method];
-      expect({ operationId: op.operationId, summary: Boolean(op.summary), description: Boolean(op.description) }).toEqual({ operationId, summary: true, description: true });
+      expect({ operationId: op.operationId, summary: Boolean(op.summary), description: Boolean(op.description) }).toEqual({
+        operationId,
+        summary: true,
+        description: true,
+      });
     }
     expect(doc.paths['/v1/webhooks'].post.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
     expect(Object.keys(doc.paths['/v1/webhooks/{id}/test'].post.responses)).toEqual(expect.arrayContaining(['200', '409', '422', '429']));
-    expect(doc.components.schemas.CreatedWebhookDto.required).toEqual(expect.arrayContaining(['id', 'url', 'events', 'secret', 'created_at', 'switched_off_at']));
+    expect(doc.components.schemas.CreatedWebhookDto.required).toEqual(
+      expect.arrayContaining(['id', 'url', 'events', 'secret', 'created_at', 'switched_off_at']),
+    );
   });
 
   describe('POST /v1/webhooks', () => {
@@ -163,8 +171,16 @@ describe('Webhooks: management calls', () => {
 
     it('refuses a name that resolves to any address that is not public', async () => {
       const t = await makeTenant(api.app);
-      resolveAs({ [`private.${RECEIVER_DOMAIN}`]: ['10.9.8.7'], [`mixed.${RECEIVER_DOMAIN}`]: ['93.184.216.34', '192.168.7.7'], [`v6.${RECEIVER_DOMAIN}`]: ['::1'] });
-      for (const [host, why] of [[`private.${RECEIVER_DOMAIN}`, '10.9.8.7'], [`mixed.${RECEIVER_DOMAIN}`, '192.168.7.7'], [`v6.${RECEIVER_DOMAIN}`, '::1']]) {
+      resolveAs({
+        [`private.${RECEIVER_DOMAIN}`]: ['10.9.8.7'],
+        [`mixed.${RECEIVER_DOMAIN}`]: ['93.184.216.34', '192.168.7.7'],
+        [`v6.${RECEIVER_DOMAIN}`]: ['::1'],
+      });
+      for (const [host, why] of [
+        [`private.${RECEIVER_DOMAIN}`, '10.9.8.7'],
+        [`mixed.${RECEIVER_DOMAIN}`, '192.168.7.7'],
+        [`v6.${RECEIVER_DOMAIN}`, '::1'],
+      ]) {
         const res = await call(t, 'post', '/v1/webhooks', { url: `https://${host}/hook`, events: ['conversation.ended'] });
         expectError(res, 422, 'validation_failed', 'POST', '/v1/webhooks');
         // Not how the name resolves: a key holder must not learn internal addresses through refusals.
@@ -176,7 +192,14 @@ describe('Webhooks: management calls', () => {
     it('accepts a public IP literal, a name resolving to public addresses, a name that does not resolve yet, and an allowed private CIDR', async () => {
       const t = await makeTenant(api.app);
       resolveAs({ [`public.${RECEIVER_DOMAIN}`]: ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'] });
-      for (const url of ['https://8.8.8.8/hook', 'https://[2606:4700:4700::1111]/hook', `https://public.${RECEIVER_DOMAIN}/hook`, 'https://no-such-name.invalid/hook', 'https://127.0.0.1/hook', 'https://hooks.example.com:443/x?y=1']) {
+      for (const url of [
+        'https://8.8.8.8/hook',
+        'https://[2606:4700:4700::1111]/hook',
+        `https://public.${RECEIVER_DOMAIN}/hook`,
+        'https://no-such-name.invalid/hook',
+        'https://127.0.0.1/hook',
+        'https://hooks.example.com:443/x?y=1',
+      ]) {
         const res = await call(t, 'post', '/v1/webhooks', { url, events: ['conversation.ended'] });
         expect({ url, status: res.status, body: res.body }).toEqual({ url, status: 201, body: expect.anything() });
         expect(res.body.data.url).toBe(url);
@@ -298,7 +321,16 @@ describe('Webhooks: management calls', () => {
         await db.query(
           `INSERT INTO webhook_deliveries (id, webhook_id, organisation_id, connection_id, event, occurred_at, data, state, attempts, next_attempt_at, finished_at)
            VALUES ($1, $2, $3, $4, 'conversation.ended', now(), '{"conversation_id":"x"}', $5, $6, $7, $8)`,
-          [id, w.id, t.organisationId, t.connectionId, state, state === 'queued' ? 0 : 1, finished ? null : new Date(Date.now() + 3_600_000), finished ? new Date() : null],
+          [
+            id,
+            w.id,
+            t.organisationId,
+            t.connectionId,
+            state,
+            state === 'queued' ? 0 : 1,
+            finished ? null : new Date(Date.now() + 3_600_000),
+            finished ? new Date() : null,
+          ],
         );
         return id;
       };
@@ -321,5 +353,4 @@ describe('Webhooks: management calls', () => {
       expect(secret).toBe('');
     });
   });
-
 });

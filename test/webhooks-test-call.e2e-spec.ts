@@ -9,7 +9,6 @@ import { OpenApiChecker } from './support/openapi-check';
 import { Res, webhookKit } from './support/webhook-kit';
 import { RECEIVER_DOMAIN, WebhookReceiver } from './support/webhook-receiver';
 
-
 const stripe = new Stripe('sk_test_unused');
 
 describe('Webhooks: the test call', () => {
@@ -32,7 +31,10 @@ describe('Webhooks: the test call', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  const { call, expectError, hookUrl, create, resolveAs } = webhookKit(() => api, () => checker);
+  const { call, expectError, hookUrl, create, resolveAs } = webhookKit(
+    () => api,
+    () => checker,
+  );
 
   describe('POST /v1/webhooks/{id}/test', () => {
     it('sends a signed webhook.test now and answers what happened; the signature verifies two ways; it is logged', async () => {
@@ -41,7 +43,9 @@ describe('Webhooks: the test call', () => {
       const res = await call(t, 'post', `/v1/webhooks/${w.id}/test`);
       expect(res.status).toBe(200);
       checker.check('POST', '/v1/webhooks/{id}/test', 200, res.body);
-      expect(res.body).toEqual({ data: { delivery_id: expect.stringMatching(/^[0-9a-f]{32}$/), delivered: true, status: 200, error: null, duration_ms: expect.any(Number) } });
+      expect(res.body).toEqual({
+        data: { delivery_id: expect.stringMatching(/^[0-9a-f]{32}$/), delivered: true, status: 200, error: null, duration_ms: expect.any(Number) },
+      });
       const [got] = receiver.received(new URL(w.url).pathname);
       expect(got.method).toBe('POST');
       expect(got.headers['content-type']).toBe('application/json');
@@ -151,7 +155,11 @@ describe('Webhooks: the test call', () => {
         const host = `closed-${rand()}.${RECEIVER_DOMAIN}`;
         // Nothing listens on 127.0.0.9:443, so the connection is refused.
         jest.spyOn(replica.app.get(HostResolver), 'resolve').mockResolvedValue([{ address: '127.0.0.9', family: 4 }]);
-        const made = (await replica.http().post('/v1/webhooks').set(t.auth).send({ url: `https://${host}/closed`, events: ['conversation.ended'] })) as unknown as Res;
+        const made = (await replica
+          .http()
+          .post('/v1/webhooks')
+          .set(t.auth)
+          .send({ url: `https://${host}/closed`, events: ['conversation.ended'] })) as unknown as Res;
         expect(made.status).toBe(201);
         const res = (await replica.http().post(`/v1/webhooks/${made.body.data.id}/test`).set(t.auth)) as unknown as Res;
         expect(res.body.data).toMatchObject({ delivered: false, status: null });
@@ -172,11 +180,13 @@ describe('Webhooks: the test call', () => {
       expect(one.body.data.switched_off_at).toMatch(/Z$/);
     });
 
-    it("the receiver snippet in docs/webhooks.md verifies a real delivery, and refuses a changed body or an old one", async () => {
+    it('the receiver snippet in docs/webhooks.md verifies a real delivery, and refuses a changed body or an old one', async () => {
       const doc = readFileSync(join(__dirname, '..', 'docs', 'webhooks.md'), 'utf8');
       const code = /```js\n(\/\/ verify-delivery\.js[\s\S]*?)```/.exec(doc)?.[1];
       expect(code).toBeDefined();
-      const module = { exports: {} as { verifyServiceSignature: (raw: Buffer | string, header: string, secret: string, tol?: number, now?: number) => boolean } };
+      const module = {
+        exports: {} as { verifyServiceSignature: (raw: Buffer | string, header: string, secret: string, tol?: number, now?: number) => boolean },
+      };
       runInNewContext(code!, { require, module, Buffer });
       const { verifyServiceSignature } = module.exports;
       const t = await makeTenant(api.app);

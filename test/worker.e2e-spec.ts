@@ -95,102 +95,114 @@ describe('worker', () => {
     expect(Number(sweep?.every)).toBe(60 * 60 * 1000);
   });
 
-  it('sweeps only expired idempotency records', async () => {
-    const org = await app.get(OrganisationsService).create(`Sweep org ${Date.now()}`);
-    const conn = await app.get(ConnectionsService).create(org.id, 'Sweep connection', []);
-    const ds = app.get(DataSource);
-    const rows: Array<[key: string, expiresIn: string]> = [
-      ['expired-1', '-1 hour'],
-      ['expired-2', '-1 second'],
-      ['expired-3', '-30 days'],
-      ['live-1', '1 hour'],
-      ['live-2', '23 hours'],
-    ];
-    for (const [key, expiresIn] of rows) {
-      await ds.query(
-        `INSERT INTO idempotency_keys
+  it(
+    'sweeps only expired idempotency records',
+    async () => {
+      const org = await app.get(OrganisationsService).create(`Sweep org ${Date.now()}`);
+      const conn = await app.get(ConnectionsService).create(org.id, 'Sweep connection', []);
+      const ds = app.get(DataSource);
+      const rows: Array<[key: string, expiresIn: string]> = [
+        ['expired-1', '-1 hour'],
+        ['expired-2', '-1 second'],
+        ['expired-3', '-30 days'],
+        ['live-1', '1 hour'],
+        ['live-2', '23 hours'],
+      ];
+      for (const [key, expiresIn] of rows) {
+        await ds.query(
+          `INSERT INTO idempotency_keys
            (connection_id, idempotency_key, method, path, fingerprint, status_code, response_body, expires_at)
          VALUES ($1, $2, 'POST', '/v1/things', $3, 201, $4, now() + $5::interval)`,
-        [conn.id, key, 'a'.repeat(64), JSON.stringify({ ok: true }), expiresIn],
+          [conn.id, key, 'a'.repeat(64), JSON.stringify({ ok: true }), expiresIn],
+        );
+      }
+
+      const job = await queue.add(MAINTENANCE_JOBS.sweepIdempotencyKeys, {}, { removeOnComplete: true, removeOnFail: true });
+      const deleted = await job.waitUntilFinished(events, 30_000);
+      // Another sweep (the scheduler's first run, another spec's rows) may have taken some first.
+      expect(typeof deleted).toBe('number');
+
+      const left: Array<{ idempotency_key: string }> = await ds.query(
+        `SELECT idempotency_key FROM idempotency_keys WHERE connection_id = $1 ORDER BY idempotency_key`,
+        [conn.id],
       );
-    }
-
-    const job = await queue.add(MAINTENANCE_JOBS.sweepIdempotencyKeys, {}, { removeOnComplete: true, removeOnFail: true });
-    const deleted = await job.waitUntilFinished(events, 30_000);
-    // Another sweep (the scheduler's first run, another spec's rows) may have taken some first.
-    expect(typeof deleted).toBe('number');
-
-    const left: Array<{ idempotency_key: string }> = await ds.query(
-      `SELECT idempotency_key FROM idempotency_keys WHERE connection_id = $1 ORDER BY idempotency_key`,
-      [conn.id],
-    );
-    expect(left.map((r) => r.idempotency_key)).toEqual(['live-1', 'live-2']);
-  }, SLOW);
+      expect(left.map((r) => r.idempotency_key)).toEqual(['live-1', 'live-2']);
+    },
+    SLOW,
+  );
 
   // Known lib bug: IdempotencyStore.sweepExpired returns `rows.length` of manager.query() on a
   // DELETE, which TypeORM's Postgres driver answers with [rows, rowCount], so it always returns 2.
   // The loop then stops after one batch: at most SWEEP_BATCH_SIZE rows go per run. Turn this into
   // a plain `it` once the store counts rowCount.
-  it('sweeps more than one batch in one run, and returns the count', async () => {
-    const org = await app.get(OrganisationsService).create(`Big sweep org ${Date.now()}`);
-    const conn = await app.get(ConnectionsService).create(org.id, 'Big sweep connection', []);
-    const ds = app.get(DataSource);
-    const expired = SWEEP_BATCH_SIZE * 2 + 500;
-    await ds.query(
-      `INSERT INTO idempotency_keys
+  it(
+    'sweeps more than one batch in one run, and returns the count',
+    async () => {
+      const org = await app.get(OrganisationsService).create(`Big sweep org ${Date.now()}`);
+      const conn = await app.get(ConnectionsService).create(org.id, 'Big sweep connection', []);
+      const ds = app.get(DataSource);
+      const expired = SWEEP_BATCH_SIZE * 2 + 500;
+      await ds.query(
+        `INSERT INTO idempotency_keys
          (connection_id, idempotency_key, method, path, fingerprint, status_code, response_body, expires_at)
        SELECT $1, 'k' || i, 'POST', '/v1/things', $2, 201, NULL, now() - interval '1 hour'
          FROM generate_series(1, $3::int) AS i`,
-      [conn.id, 'b'.repeat(64), expired],
-    );
+        [conn.id, 'b'.repeat(64), expired],
+      );
 
-    const job = await queue.add(MAINTENANCE_JOBS.sweepIdempotencyKeys, {}, { removeOnComplete: true, removeOnFail: true });
-    const deleted = await job.waitUntilFinished(events, 30_000);
+      const job = await queue.add(MAINTENANCE_JOBS.sweepIdempotencyKeys, {}, { removeOnComplete: true, removeOnFail: true });
+      const deleted = await job.waitUntilFinished(events, 30_000);
 
-    const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE connection_id = $1`, [conn.id]);
-    expect(n).toBe(0);
-    expect(deleted).toBeGreaterThanOrEqual(expired);
-  }, SLOW);
+      const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE connection_id = $1`, [conn.id]);
+      expect(n).toBe(0);
+      expect(deleted).toBeGreaterThanOrEqual(expired);
+    },
+    SLOW,
+  );
 
   it('closes cleanly', async () => {
     closed = true;
     await expect(app.close()).resolves.toBeUndefined();
   });
 
-  it('the built worker exits with 0 on SIGTERM', async () => {
-    if (!existsSync(BUILT_WORKER)) throw new Error(`${BUILT_WORKER} is missing: run npm run build first`);
-    const port = await freePort();
-    const child = spawn(process.execPath, [BUILT_WORKER], {
-      cwd: ROOT,
-      env: { ...process.env, WORKER_HEALTH_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal })),
-    );
-    try {
-      await waitFor(
-        async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200 ? true : undefined),
-        30_000,
-        `the worker's readiness (output so far:\n${output})`,
+  it(
+    'the built worker exits with 0 on SIGTERM',
+    async () => {
+      if (!existsSync(BUILT_WORKER)) throw new Error(`${BUILT_WORKER} is missing: run npm run build first`);
+      const port = await freePort();
+      const child = spawn(process.execPath, [BUILT_WORKER], {
+        cwd: ROOT,
+        env: { ...process.env, WORKER_HEALTH_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once('exit', (code, signal) => resolve({ code, signal })),
       );
-      const sentAt = Date.now();
-      child.kill('SIGTERM');
-      let timer: NodeJS.Timeout | undefined;
-      const result = await Promise.race([
-        exited,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no exit within ${EXIT_WITHIN_MS} ms:\n${output}`)), EXIT_WITHIN_MS);
-        }),
-      ]).finally(() => clearTimeout(timer));
-      expect({ ...result, output }).toEqual({ code: 0, signal: null, output });
-      expect(Date.now() - sentAt).toBeLessThan(EXIT_WITHIN_MS);
-      expect(output).toContain('SIGTERM: stopping the worker');
-    } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
-  }, SLOW);
+      try {
+        await waitFor(
+          async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200 ? true : undefined),
+          30_000,
+          `the worker's readiness (output so far:\n${output})`,
+        );
+        const sentAt = Date.now();
+        child.kill('SIGTERM');
+        let timer: NodeJS.Timeout | undefined;
+        const result = await Promise.race([
+          exited,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no exit within ${EXIT_WITHIN_MS} ms:\n${output}`)), EXIT_WITHIN_MS);
+          }),
+        ]).finally(() => clearTimeout(timer));
+        expect({ ...result, output }).toEqual({ code: 0, signal: null, output });
+        expect(Date.now() - sentAt).toBeLessThan(EXIT_WITHIN_MS);
+        expect(output).toContain('SIGTERM: stopping the worker');
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+    },
+    SLOW,
+  );
 });

@@ -66,7 +66,8 @@ export function useApi(options: UseApiOptions = {}): { api: TestApi; t: Tenant }
   });
   afterAll(() => started?.close());
   const live = (): TestApi => started ?? fail('the api is started in beforeAll: use it in a hook or a test');
-  const made = (): Tenant => tenant ?? fail(options.tenant ? 'the tenant is made in beforeAll: use it in a hook or a test' : 'useApi({ tenant: true }) makes the tenant');
+  const made = (): Tenant =>
+    tenant ?? fail(options.tenant ? 'the tenant is made in beforeAll: use it in a hook or a test' : 'useApi({ tenant: true }) makes the tenant');
   const api: TestApi = {
     get app() {
       return live().app;

@@ -1,7 +1,8 @@
 import { DOMParser, Element, Node, XMLSerializer } from '@xmldom/xmldom';
 import JSZip from 'jszip';
 
-const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+const W =
+  'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
 const DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n';
 const CT = 'application/vnd.openxmlformats-officedocument';
 /** A 1×1 PNG: a binary part that must come back byte for byte. */
@@ -88,7 +89,10 @@ export async function buildDocx(): Promise<Buffer> {
     'docProps/core.xml',
     `${DECL}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Report</dc:title></cp:coreProperties>`,
   );
-  zip.file('docProps/app.xml', `${DECL}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Application>Fixture</Application></Properties>`);
+  zip.file(
+    'docProps/app.xml',
+    `${DECL}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Application>Fixture</Application></Properties>`,
+  );
   return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
 }
 

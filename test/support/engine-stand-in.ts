@@ -82,7 +82,7 @@ export class EngineStandIn {
       const failure = this.nextFailure();
       if (failure) return send(failure.status, failure.body);
       const { q, source, target, format } = body as { q?: unknown; source?: unknown; target?: unknown; format?: unknown };
-      if (q === undefined) return send(400, { error: "Invalid request: missing q parameter" });
+      if (q === undefined) return send(400, { error: 'Invalid request: missing q parameter' });
       if (typeof source !== 'string' || !source) return send(400, { error: 'Invalid request: missing source parameter' });
       if (typeof target !== 'string' || !target) return send(400, { error: 'Invalid request: missing target parameter' });
       if (format !== 'text' && format !== 'html') return send(400, { error: `${String(format)} format is not supported` });

@@ -10,8 +10,7 @@ export interface CaughtMail {
   text: string;
 }
 
-const decodeQuotedPrintable = (s: string) =>
-  s.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+const decodeQuotedPrintable = (s: string) => s.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
 /** A real SMTP server in process on 127.0.0.1 (no TLS, no auth) that keeps what it receives. */
 export class MailCatcher {

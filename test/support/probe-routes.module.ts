@@ -57,10 +57,7 @@ class ProbeController {
 
   @Get('connections')
   async list(@CurrentPrincipal() p: Principal, @Query() page: PageQueryDto) {
-    const qb = this.tx.manager
-      .getRepository(ConnectionEntity)
-      .createQueryBuilder('c')
-      .where('c.organisation_id = :org', { org: p.organisationId });
+    const qb = this.tx.manager.getRepository(ConnectionEntity).createQueryBuilder('c').where('c.organisation_id = :org', { org: p.organisationId });
     const { items, nextCursor } = await paginate(qb, page, this.cursors);
     return { data: items.map((c) => ({ id: c.id, name: c.name })), next_cursor: nextCursor };
   }

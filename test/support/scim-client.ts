@@ -65,7 +65,9 @@ export const entraUser = (email: string, externalId = rand()) => ({
   externalId,
   userName: email,
   active: true,
-  addresses: [{ primary: true, type: 'work', streetAddress: '1 Main St', locality: 'Town', region: 'R', postalCode: '1', country: 'NL', formatted: '1 Main St' }],
+  addresses: [
+    { primary: true, type: 'work', streetAddress: '1 Main St', locality: 'Town', region: 'R', postalCode: '1', country: 'NL', formatted: '1 Main St' },
+  ],
   displayName: 'Ana López',
   emails: [{ primary: true, type: 'work', value: email }],
   meta: { resourceType: 'User' },

@@ -29,9 +29,9 @@ export function webhookKit(getApi: () => TestApi, checker: () => OpenApiChecker)
   const resolveAs = (map: Record<string, string[]>) => {
     const resolver = getApi().app.get(HostResolver);
     const real = resolver.resolve.bind(resolver);
-    jest.spyOn(resolver, 'resolve').mockImplementation(async (host) =>
-      map[host] ? map[host].map((address) => ({ address, family: address.includes(':') ? 6 : 4 })) : real(host),
-    );
+    jest
+      .spyOn(resolver, 'resolve')
+      .mockImplementation(async (host) => (map[host] ? map[host].map((address) => ({ address, family: address.includes(':') ? 6 : 4 })) : real(host)));
   };
   return { call, expectError, hookUrl, create, resolveAs, rand };
 }

@@ -31,11 +31,7 @@ export class Output {
   fail(err: unknown): number {
     const message = oneLine(err instanceof Error ? err.message : String(err)) + redisNote(err);
     const [code, exit] =
-      err instanceof UsageError
-        ? ['usage', EXIT_USAGE]
-        : err instanceof DomainError
-          ? [err.code, EXIT_FAILED]
-          : ['server_error', EXIT_FAILED];
+      err instanceof UsageError ? ['usage', EXIT_USAGE] : err instanceof DomainError ? [err.code, EXIT_FAILED] : ['server_error', EXIT_FAILED];
     if (this.json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     process.stderr.write(`error: ${message}\n`);
     if (exit === EXIT_USAGE) process.stderr.write(`${HINT}\n`);

@@ -30,10 +30,7 @@ export const MULTIPART_PATHS = ['/v1/documents'];
 export const URLENCODED_PATHS = ['/invitations/accept'];
 
 /** Builds the api (HTTPS, envelopes, validation, request ids), initialised but not listening. */
-export async function createApiApp(
-  config: AppConfig = AppConfig.fromEnv(),
-  extraModules: Type<unknown>[] = [],
-): Promise<NestExpressApplication> {
+export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extraModules: Type<unknown>[] = []): Promise<NestExpressApplication> {
   // A request without Host is answered by the front door, in the envelope, not by Node's bare 400.
   // Slow clients are cut (stalled headers, a stalled body, a whole request too slow): see slow-clients.ts.
   // Heads over 16 KB are refused by the front door, which knows the path (SCIM answers in its schema), not by Node.

@@ -23,7 +23,14 @@ export async function loadTls(config: AppConfig): Promise<{ cert: Buffer; key: B
       algorithm: 'sha256',
       extensions: [
         { name: 'basicConstraints', cA: false },
-        { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'localhost' },
+            { type: 7, ip: '127.0.0.1' },
+            { type: 7, ip: '::1' },
+          ],
+        },
       ],
     } as never);
     mkdirSync(dir, { recursive: true });

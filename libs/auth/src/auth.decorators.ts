@@ -22,6 +22,4 @@ export const Public = (options: { throttle?: boolean } = {}) =>
 export const principalOf = (req: object): Principal => (req as { principal: Principal }).principal;
 
 /** The authenticated connection of the current call. */
-export const CurrentPrincipal = createParamDecorator(
-  (_: unknown, ctx: ExecutionContext): Principal => principalOf(ctx.switchToHttp().getRequest()),
-);
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => principalOf(ctx.switchToHttp().getRequest()));

@@ -14,8 +14,14 @@ class Routes {
 }
 
 const principal = (scopes: string[]): Principal => ({
-  keyId: '1', keyLastFour: 'abcd', connectionId: '2', connectionName: 'c', connectionCreatedAt: new Date(0),
-  organisationId: '3', organisationName: 'o', scopes,
+  keyId: '1',
+  keyLastFour: 'abcd',
+  connectionId: '2',
+  connectionName: 'c',
+  connectionCreatedAt: new Date(0),
+  organisationId: '3',
+  organisationName: 'o',
+  scopes,
 });
 
 function contextFor(handler: keyof Routes, req: Partial<AuthenticatedRequest>): ExecutionContext {

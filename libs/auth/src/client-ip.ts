@@ -31,7 +31,10 @@ export function resolveClientIp(remote: string | undefined, forwardedFor: string
   let current = parseAddress(remote);
   if (!current) return remote ?? 'unknown';
   if (trusted.length === 0 || !forwardedFor) return current.toString();
-  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map((s) => s.trim()).filter(Boolean);
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   while (inCidrs(current, trusted) && hops.length > 0) {
     const next = parseAddress(hops.pop());
     if (!next) break;

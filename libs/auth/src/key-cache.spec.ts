@@ -3,7 +3,16 @@ import type { PubSub } from '@app/redis';
 import { KeyCache, KEY_CACHE_MAX_ENTRIES } from './key-cache';
 
 const entry = (keyId: string, connectionId = 'c1', organisationId = 'o1') => ({
-  principal: { keyId, keyLastFour: '0000', connectionId, connectionName: 'n', connectionCreatedAt: new Date(0), organisationId, organisationName: 'o', scopes: [] },
+  principal: {
+    keyId,
+    keyLastFour: '0000',
+    connectionId,
+    connectionName: 'n',
+    connectionCreatedAt: new Date(0),
+    organisationId,
+    organisationName: 'o',
+    scopes: [],
+  },
   revoked: false,
   moduleOn: true,
   allowlist: [],
@@ -12,7 +21,14 @@ const entry = (keyId: string, connectionId = 'c1', organisationId = 'o1') => ({
 describe('KeyCache', () => {
   let ready = true;
   const make = (ttlSeconds = 60) =>
-    new KeyCache({ get ready() { return ready; } } as unknown as PubSub, { authCacheTtlSeconds: ttlSeconds } as AppConfig);
+    new KeyCache(
+      {
+        get ready() {
+          return ready;
+        },
+      } as unknown as PubSub,
+      { authCacheTtlSeconds: ttlSeconds } as AppConfig,
+    );
 
   beforeEach(() => {
     ready = true;
@@ -46,7 +62,13 @@ describe('KeyCache', () => {
   it('drops the entries a key, connection or organisation change touches, and all on a policy change', () => {
     const cache = make();
     const fill = () => {
-      for (const [h, k, c, o] of [['a', 'k1', 'c1', 'o1'], ['b', 'k2', 'c1', 'o1'], ['c', 'k3', 'c2', 'o1'], ['d', 'k4', 'c3', 'o2']]) cache.set(h, entry(k, c, o), cache.currentGeneration);
+      for (const [h, k, c, o] of [
+        ['a', 'k1', 'c1', 'o1'],
+        ['b', 'k2', 'c1', 'o1'],
+        ['c', 'k3', 'c2', 'o1'],
+        ['d', 'k4', 'c3', 'o2'],
+      ])
+        cache.set(h, entry(k, c, o), cache.currentGeneration);
     };
     const held = () => ['a', 'b', 'c', 'd'].filter((h) => cache.get(h));
     fill();

@@ -79,10 +79,7 @@ export class KeyGate {
       throw new DomainError('ip_not_allowed', 'Calls from this address are not allowed by the organisation.');
     }
     if (!found.moduleOn) {
-      throw new DomainError(
-        'module_off',
-        'The integrations module is off for this organisation, or the current integrations data policy is not accepted.',
-      );
+      throw new DomainError('module_off', 'The integrations module is off for this organisation, or the current integrations data policy is not accepted.');
     }
     req.principal = found.principal;
     this.authenticator.touch(found.principal.keyId);
@@ -100,10 +97,8 @@ export class KeyGate {
   }
 
   private rateLimited(): DomainError {
-    return new DomainError(
-      'rate_limited',
-      'Too many calls from this address were refused for a missing or wrong key. Wait for the next minute.',
-      { 'Retry-After': String(this.throttle.retryAfterSeconds()) },
-    );
+    return new DomainError('rate_limited', 'Too many calls from this address were refused for a missing or wrong key. Wait for the next minute.', {
+      'Retry-After': String(this.throttle.retryAfterSeconds()),
+    });
   }
 }

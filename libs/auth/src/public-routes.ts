@@ -16,7 +16,10 @@ interface Entry extends PublicPath {
 }
 
 const join = (...parts: string[]): string =>
-  `/${parts.flatMap((p) => p.split('/')).filter(Boolean).join('/')}`;
+  `/${parts
+    .flatMap((p) => p.split('/'))
+    .filter(Boolean)
+    .join('/')}`;
 const asList = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : [typeof v === 'string' ? v : '']);
 
 /**
@@ -54,7 +57,10 @@ export class PublicRoutes implements OnModuleInit {
             const path = join(base, own);
             const key = `${method} ${path}`;
             const seen = byRoute.get(key);
-            byRoute.set(key, seen ? { ...seen, isPublic: seen.isPublic && isPublic, throttled: seen.throttled || throttled } : { path, method, isPublic, throttled });
+            byRoute.set(
+              key,
+              seen ? { ...seen, isPublic: seen.isPublic && isPublic, throttled: seen.throttled || throttled } : { path, method, isPublic, throttled },
+            );
           }
         }
       }

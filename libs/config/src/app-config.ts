@@ -55,7 +55,9 @@ export class AppConfig {
     this.dataDir = env.DATA_DIR;
     this.tlsCertFile = env.TLS_CERT_FILE;
     this.tlsKeyFile = env.TLS_KEY_FILE;
-    this.trustedProxies = env.TRUSTED_PROXIES.split(',').map((s) => s.trim()).filter(Boolean);
+    this.trustedProxies = env.TRUSTED_PROXIES.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     this.logLevel = env.LOG_LEVEL;
     this.authCacheTtlSeconds = env.AUTH_CACHE_TTL_SECONDS;
     this.idempotencyTtlHours = env.IDEMPOTENCY_TTL_HOURS;
@@ -67,7 +69,9 @@ export class AppConfig {
     this.publicBaseUrl = (env.PUBLIC_BASE_URL ?? `https://localhost:${env.PORT}`).replace(/\/+$/, '');
     this.memberAppBaseUrl = env.MEMBER_APP_BASE_URL.replace(/\/+$/, '');
     this.invitationTtlDays = env.INVITATION_TTL_DAYS;
-    this.webhookAllowedPrivateCidrs = env.WEBHOOK_ALLOWED_PRIVATE_CIDRS.split(',').map((s) => s.trim()).filter(Boolean);
+    this.webhookAllowedPrivateCidrs = env.WEBHOOK_ALLOWED_PRIVATE_CIDRS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const badCidrs = [...this.webhookAllowedPrivateCidrs, ...this.trustedProxies].filter((c) => !isCidr(c, { bareAddress: false }));
     if (badCidrs.length > 0) {
       throw new Error(`Invalid configuration:\n  WEBHOOK_ALLOWED_PRIVATE_CIDRS / TRUSTED_PROXIES: not a CIDR: ${badCidrs.join(', ')}`);

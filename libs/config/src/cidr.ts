@@ -18,9 +18,7 @@ export function parseCidr(input: string, { bareAddress = true } = {}): Cidr {
     cidr = [a, a.kind() === 'ipv4' ? 32 : 128];
   } else throw new Error(`not a CIDR: ${input}`);
   const [addr, bits] = cidr;
-  return addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
-    ? [(addr as ipaddr.IPv6).toIPv4Address(), bits - 96]
-    : cidr;
+  return addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96 ? [(addr as ipaddr.IPv6).toIPv4Address(), bits - 96] : cidr;
 }
 
 export function isCidr(input: string, options?: { bareAddress?: boolean }): boolean {

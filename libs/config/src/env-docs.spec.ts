@@ -6,7 +6,13 @@ import { EnvSchema } from './env.schema';
 const ROOT = join(__dirname, '..', '..', '..');
 
 /** Every property of EnvSchema: each carries a validation decorator, defaults or not. */
-const settings = [...new Set(getMetadataStorage().getTargetValidationMetadatas(EnvSchema, '', true, false).map((m) => m.propertyName))];
+const settings = [
+  ...new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(EnvSchema, '', true, false)
+      .map((m) => m.propertyName),
+  ),
+];
 
 /** The names in the first column of the README's settings table (under "## Configuration"). */
 function readmeTable(): string[] {

@@ -13,7 +13,10 @@ export class EnvSchema {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
   PORT = 8443;
 
   @IsString()
@@ -22,7 +25,10 @@ export class EnvSchema {
   @IsString()
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/integrations';
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
   DATABASE_POOL_SIZE = 10;
 
   @IsString()
@@ -34,10 +40,12 @@ export class EnvSchema {
   @IsString()
   DATA_DIR = '.data';
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   TLS_CERT_FILE?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   TLS_KEY_FILE?: string;
 
   @IsString()
@@ -46,81 +54,132 @@ export class EnvSchema {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
-  @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
   AUTH_CACHE_TTL_SECONDS = 60;
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(720)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(720)
   IDEMPOTENCY_TTL_HOURS = 24;
 
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   MIGRATIONS_RUN_ON_START = false;
 
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   WORKER_HEALTH_PORT = 8081;
 
-  @Transform(toInt) @IsInt() @Min(1000) @Max(600000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600000)
   SHUTDOWN_GRACE_MS = 25000;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   SMTP_URL?: string;
 
   @IsString()
   MAIL_FROM = 'Interpreting platform <no-reply@localhost>';
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   PUBLIC_BASE_URL?: string;
 
   @IsString()
   MEMBER_APP_BASE_URL = 'https://app.localhost';
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(90)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(90)
   INVITATION_TTL_DAYS = 14;
 
   @IsString()
   WEBHOOK_ALLOWED_PRIVATE_CIDRS = '';
 
-  @IsOptional() @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)))
+  @IsOptional()
+  @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)))
   WEBHOOK_RETRY_SCALE?: number;
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   WEBHOOK_CONCURRENCY = 50;
 
   @IsIn(['none', 'libretranslate', 'deepl', 'apertium'])
   TRANSLATION_ENGINE: 'none' | 'libretranslate' | 'deepl' | 'apertium' = 'none';
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   TRANSLATION_ENGINE_URL?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   TRANSLATION_ENGINE_KEY?: string;
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(100)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   TRANSLATION_CONCURRENCY = 4;
 
-  @Transform(toInt) @IsInt() @Min(1024) @Max(104857600)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(104857600)
   DOCUMENT_MAX_FILE_BYTES = 10485760;
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(10000000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000000)
   DOCUMENT_MAX_TEXT_CHARS = 100000;
 
   // Slow clients (api): see README "Deploying". Headers must be within the whole-request limit.
-  @Transform(toInt) @IsInt() @Min(1000) @Max(120000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(120000)
   HTTP_HEADERS_TIMEOUT_MS = 10000;
 
-  @Transform(toInt) @IsInt() @Min(1000) @Max(600000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600000)
   HTTP_BODY_IDLE_TIMEOUT_MS = 10000;
 
-  @Transform(toInt) @IsInt() @Min(1000) @Max(3600000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3600000)
   HTTP_REQUEST_TIMEOUT_MS = 300000;
 
-  @Transform(toInt) @IsInt() @Min(1000) @Max(600000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5000;
 }
 
 /** Validates raw variables; throws one error listing every problem. */
 export function validateEnv(raw: Record<string, unknown>): EnvSchema {
   const known = Object.keys(new EnvSchema()).concat([
-    'TLS_CERT_FILE', 'TLS_KEY_FILE', 'SMTP_URL', 'PUBLIC_BASE_URL', 'WEBHOOK_RETRY_SCALE', 'TRANSLATION_ENGINE_URL', 'TRANSLATION_ENGINE_KEY',
+    'TLS_CERT_FILE',
+    'TLS_KEY_FILE',
+    'SMTP_URL',
+    'PUBLIC_BASE_URL',
+    'WEBHOOK_RETRY_SCALE',
+    'TRANSLATION_ENGINE_URL',
+    'TRANSLATION_ENGINE_KEY',
   ]);
   const picked = Object.fromEntries(Object.entries(raw).filter(([k, v]) => known.includes(k) && v !== ''));
   const env = plainToInstance(EnvSchema, picked, { exposeDefaultValues: true });

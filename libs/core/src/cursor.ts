@@ -23,8 +23,7 @@ export function encodeCursor(p: CursorPosition, key: Buffer): string {
 }
 
 /** The answer to a cursor this API did not issue (or issued for another list). */
-export const cursorNotIssued = () =>
-  new DomainError('invalid_request', 'cursor: is not a cursor this API issued; use next_cursor from a previous page.');
+export const cursorNotIssued = () => new DomainError('invalid_request', 'cursor: is not a cursor this API issued; use next_cursor from a previous page.');
 
 /** Decodes a cursor this API issued; anything else answers 400 invalid_request. */
 export function decodeCursor(cursor: string, key: Buffer): CursorPosition {

@@ -42,5 +42,4 @@ export class DomainError extends Error {
 }
 
 export const notFound = (what = 'object'): DomainError => new DomainError('not_found', `No such ${what}.`);
-export const validationFailed = (field: string, problem: string): DomainError =>
-  new DomainError('validation_failed', `${field}: ${problem}`);
+export const validationFailed = (field: string, problem: string): DomainError => new DomainError('validation_failed', `${field}: ${problem}`);

@@ -29,8 +29,4 @@ export abstract class KeyLookup {
 export const AUTH_INVALIDATION_CHANNEL = 'auth-invalidate';
 
 /** What changed: every cached principal that depends on it must be dropped. */
-export type AuthInvalidation =
-  | { kind: 'key'; id: string }
-  | { kind: 'connection'; id: string }
-  | { kind: 'organisation'; id: string }
-  | { kind: 'all' };
+export type AuthInvalidation = { kind: 'key'; id: string } | { kind: 'connection'; id: string } | { kind: 'organisation'; id: string } | { kind: 'all' };

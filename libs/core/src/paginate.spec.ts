@@ -5,8 +5,7 @@ import { paginateRows, RowsQuery } from './paginate';
 // A codec with a fixed secret, as if read from server_secrets.
 const cursors = new CursorCodec({ query: async () => [{ secret: Buffer.alloc(32, 7) }] } as never);
 
-const rowsOf = (n: number) =>
-  Array.from({ length: n }, (_, i) => ({ id: String(100 - i), created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, 100 - i)) }));
+const rowsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ id: String(100 - i), created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, 100 - i)) }));
 
 function manager(rows: Array<Record<string, unknown>>) {
   const calls: Array<{ sql: string; params: unknown[] }> = [];

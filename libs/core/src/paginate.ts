@@ -49,7 +49,11 @@ export async function paginate<T extends ObjectLiteral>(
       cursorId: c.id,
     });
   }
-  const rows = await qb.orderBy(column, 'DESC').addOrderBy(`${alias}.id`, 'DESC').limit(limit + 1).getMany();
+  const rows = await qb
+    .orderBy(column, 'DESC')
+    .addOrderBy(`${alias}.id`, 'DESC')
+    .limit(limit + 1)
+    .getMany();
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? await cursors.encode(position(last)) : null };

@@ -17,13 +17,7 @@ export interface OutboxRow {
  */
 @Injectable()
 export class Outbox {
-  async emit<E extends EventName>(
-    manager: EntityManager,
-    organisationId: string,
-    event: E,
-    data: EventPayloads[E],
-    occurredAt?: Date,
-  ): Promise<string> {
+  async emit<E extends EventName>(manager: EntityManager, organisationId: string, event: E, data: EventPayloads[E], occurredAt?: Date): Promise<string> {
     if (!manager.queryRunner?.isTransactionActive) {
       throw new Error(`outbox: ${event} must be emitted inside the transaction of the change that causes it`);
     }

@@ -50,7 +50,8 @@ describe('ApiValidationPipe', () => {
     expect(await failure({}, 'body', Body)).toEqual({ code: 'validation_failed', message: 'url: is required; events: is required' });
     expect(await failure({ url: null, events: ['toolong'] }, 'body', Body)).toEqual({
       code: 'validation_failed',
-      message: 'url: must be shorter than or equal to 10 characters; url: must be a string; events: each value in must be shorter than or equal to 5 characters',
+      message:
+        'url: must be shorter than or equal to 10 characters; url: must be a string; events: each value in must be shorter than or equal to 5 characters',
     });
     expect(await failure({ url: 'x', events: ['a'], foo: 1 }, 'body', Body)).toEqual({ code: 'validation_failed', message: 'foo: is not a known field' });
   });

@@ -40,10 +40,27 @@ describe('bodyProblem', () => {
   });
 
   it('refuses a field named after an object property, at any depth, naming it (422; SCIM 400 invalidSyntax)', () => {
-    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__lookupGetter__']) {
-      expect(bodyProblem(JSON.parse(`{"name":"x","${name}":{"a":1}}`))).toEqual({ code: 'validation_failed', message: `${name}: is not a known field`, scimType: 'invalidSyntax' });
+    for (const name of [
+      '__proto__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      'prototype',
+      'isPrototypeOf',
+      'propertyIsEnumerable',
+      'toLocaleString',
+      '__lookupGetter__',
+    ]) {
+      expect(bodyProblem(JSON.parse(`{"name":"x","${name}":{"a":1}}`))).toEqual({
+        code: 'validation_failed',
+        message: `${name}: is not a known field`,
+        scimType: 'invalidSyntax',
+      });
     }
-    expect(bodyProblem(JSON.parse('{"Operations":[{"op":"add","value":{"__proto__":{"admin":true}}}]}'))?.message).toBe('Operations[0].value.__proto__: is not a known field');
+    expect(bodyProblem(JSON.parse('{"Operations":[{"op":"add","value":{"__proto__":{"admin":true}}}]}'))?.message).toBe(
+      'Operations[0].value.__proto__: is not a known field',
+    );
     expect(bodyProblem(JSON.parse('{"a":{"b":[1,{"constructor":"x"}]}}'))?.message).toBe('a.b[1].constructor: is not a known field');
     expect(bodyProblem(JSON.parse('{"__proto__":1}'), true)).toMatchObject({ code: 'invalid_request', scimType: 'invalidSyntax' });
     // Only exact names: other spellings are ordinary (unknown or known) fields, and values are not names.

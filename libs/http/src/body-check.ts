@@ -53,7 +53,11 @@ export function bodyProblem(body: unknown, scim = false): RenderedError | null {
     for (const key of Object.keys(value)) {
       const at = path ? `${path}.${key}` : key;
       if (key.includes('\u0000')) {
-        return { code: 'validation_failed', message: `${JSON.stringify(at)}: a field name must not contain the NUL character (U+0000)`, scimType: 'invalidValue' };
+        return {
+          code: 'validation_failed',
+          message: `${JSON.stringify(at)}: a field name must not contain the NUL character (U+0000)`,
+          scimType: 'invalidValue',
+        };
       }
       if (OBJECT_PROPERTY_NAMES.has(key)) {
         return { code: scim ? 'invalid_request' : 'validation_failed', message: `${at}: is not a known field`, scimType: 'invalidSyntax' };

@@ -10,8 +10,7 @@ const JSON_TYPES = ['application/json', 'application/scim+json'];
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 const mediaType = (req: Request) => (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-const hasBody = (req: Request) =>
-  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
 
 export interface BodyParsingOptions {
   /** Paths (exact, POST) that also take multipart/form-data; their own handler parses it. */
@@ -52,8 +51,7 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
   };
   const sharedJson = express.json({ limit: JSON_BODY_LIMIT, type: JSON_TYPES, strict: true });
   const pathJson = new Map([...jsonLimits].map(([path, l]) => [path, express.json({ limit: l.limit, type: JSON_TYPES, strict: true })]));
-  const parseJson: RequestHandler = (req, res, next) =>
-    ((req.method === 'POST' && pathJson.get(req.path)) || sharedJson)(req, res, next);
+  const parseJson: RequestHandler = (req, res, next) => ((req.method === 'POST' && pathJson.get(req.path)) || sharedJson)(req, res, next);
   // Only reached on urlencodedPaths: checkType refuses form bodies everywhere else.
   const parseForm = express.urlencoded({ limit: FORM_BODY_LIMIT, type: FORM_TYPE, extended: false, parameterLimit: 20 });
   const onError: ErrorRequestHandler = (err, req, res, next) => {
@@ -77,7 +75,11 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
     const { status, statusCode } = err as { status?: number; statusCode?: number };
     const blamed = status ?? statusCode;
     if (typeof blamed === 'number' && blamed >= 400 && blamed < 500) {
-      return renderError(req, res, { code: 'invalid_request', message: 'The body could not be read (check Content-Encoding and Content-Length).', scimType: 'invalidSyntax' });
+      return renderError(req, res, {
+        code: 'invalid_request',
+        message: 'The body could not be read (check Content-Encoding and Content-Length).',
+        scimType: 'invalidSyntax',
+      });
     }
     next(err);
   };

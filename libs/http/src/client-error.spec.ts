@@ -33,7 +33,7 @@ describe('answerClientErrors', () => {
   const restError = { error: { code: expect.any(String), message: expect.any(String) } };
   const statusOf = (head: string) => /^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1];
 
-  it('a body that stops arriving under /scim/ (any case): RFC 7644\'s error schema, application/scim+json; elsewhere the envelope', async () => {
+  it("a body that stops arriving under /scim/ (any case): RFC 7644's error schema, application/scim+json; elsewhere the envelope", async () => {
     for (const path of ['/scim/v2/Users', '/SCIM/v2/Groups/1']) {
       const res = await exchange(server, `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/scim+json\r\nContent-Length: 100\r\n\r\n{"sch`);
       expect(res.head).toMatch(/\r\nContent-Type: application\/scim\+json/i);
@@ -44,7 +44,7 @@ describe('answerClientErrors', () => {
     expect(rest.body).toEqual(restError);
   });
 
-  it('a request Node cannot parse: SCIM\'s schema when its request line is under /scim/', async () => {
+  it("a request Node cannot parse: SCIM's schema when its request line is under /scim/", async () => {
     expect((await exchange(server, 'GET /scim/v2/Users HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n')).body).toEqual(scimError);
     expect((await exchange(server, 'GET /v1/me HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n')).body).toEqual(restError);
   });

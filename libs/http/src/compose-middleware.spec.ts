@@ -11,10 +11,12 @@ function run(handler: RequestHandler): Promise<unknown> {
 describe('composeMiddleware', () => {
   it('runs plain middlewares in order and then calls the outer next once', async () => {
     const seen: string[] = [];
-    const mw = (name: string): RequestHandler => (_q, _s, next) => {
-      seen.push(name);
-      next();
-    };
+    const mw =
+      (name: string): RequestHandler =>
+      (_q, _s, next) => {
+        seen.push(name);
+        next();
+      };
     const skippedErrorHandler: ErrorRequestHandler = (_e, _q, _s, next) => {
       seen.push('error handler');
       next();

@@ -39,7 +39,7 @@ function recorder() {
 const req = (url: string) => ({ originalUrl: url, url }) as Request;
 
 describe('the error table (ErrorCode → status)', () => {
-  it('has a status for every code, and it is the contract\'s', () => {
+  it("has a status for every code, and it is the contract's", () => {
     expect(Object.keys(STATUS_BY_CODE).sort()).toEqual([...ERROR_CODES].sort());
     for (const [status, codes] of Object.entries(CONTRACT)) for (const code of codes) expect([code, STATUS_BY_CODE[code]]).toEqual([code, Number(status)]);
     expect(Object.values(CONTRACT).flat().sort()).toEqual([...ERROR_CODES].sort());
@@ -60,7 +60,7 @@ describe('the error table (ErrorCode → status)', () => {
     expect(sent.status).toBe(429);
   });
 
-  it('answers RFC 7644\'s error schema under /scim/ (any case), status as a string, with the same status', () => {
+  it("answers RFC 7644's error schema under /scim/ (any case), status as a string, with the same status", () => {
     const { res, sent } = recorder();
     renderError(req('/SCIM/v2/Users/1'), res, { code: 'not_found', message: 'No such user.' });
     expect(sent.status).toBe(404);

@@ -55,7 +55,10 @@ export function renderError(req: Request, res: Response, err: RenderedError): vo
   for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
   if (isScimPath(req)) {
     const scimStatus = err.scimStatus ?? status;
-    res.status(scimStatus).type('application/scim+json').send(scimErrorJson(scimStatus, err.message, err.scimType));
+    res
+      .status(scimStatus)
+      .type('application/scim+json')
+      .send(scimErrorJson(scimStatus, err.message, err.scimType));
     return;
   }
   res.status(status).json({ error: { code: err.code, message: err.message } });

@@ -9,14 +9,20 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A matcher for an express route path such as `/v1/groups/:id` (a trailing slash allowed, as express does). */
 export const routePattern = (path: string, flags = ''): RegExp =>
-  new RegExp(`^${path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : escape(seg))).join('/')}/?$`, flags);
+  new RegExp(
+    `^${path
+      .split('/')
+      .map((seg) => (seg.startsWith(':') ? '[^/]+' : escape(seg)))
+      .join('/')}/?$`,
+    flags,
+  );
 
 /** The registered routes, to answer 405 with `Allow` for a known path and a wrong method. */
 export class RouteTable {
   private entries: RouteEntry[] = [];
 
   loadFrom(app: Express): void {
-    const router = (app as unknown as { router?: { stack: unknown[] }; _router?: { stack: unknown[] } });
+    const router = app as unknown as { router?: { stack: unknown[] }; _router?: { stack: unknown[] } };
     const stack = (router.router ?? router._router)?.stack ?? [];
     const byPath = new Map<string, Set<string>>();
     for (const layer of stack as Array<{ route?: { path: string; methods: Record<string, boolean> } }>) {

@@ -14,5 +14,7 @@ export function canonicalJson(value: unknown): string {
 
 /** What makes two requests "the same request": method, path and body. */
 export function requestFingerprint(method: string, path: string, body: unknown, extra = ''): string {
-  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonicalJson(body)}\n${extra}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${canonicalJson(body)}\n${extra}`)
+    .digest('hex');
 }

@@ -62,10 +62,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (!options || header === undefined || !req.principal) return next.handle();
     const key = Array.isArray(header) ? header.join(',') : header;
     if (!KEY_FORMAT.test(key)) {
-      throw new DomainError(
-        'invalid_request',
-        `Idempotency-Key: must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`,
-      );
+      throw new DomainError('invalid_request', `Idempotency-Key: must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`);
     }
     const res = context.switchToHttp().getResponse<Response>();
     const path = req.originalUrl.split('?')[0];

@@ -4,16 +4,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { LogFn, Logger } from 'pino';
 
 /** Fields that may hold keys or secrets, wherever they appear in a log line. */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  '*.authorization',
-  '*.key',
-  '*.secret',
-  '*.password',
-  'key',
-  'secret',
-];
+export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', '*.authorization', '*.key', '*.secret', '*.password', 'key', 'secret'];
 
 /** Nest's start-up detail (one line per module and per route, 128 of them): debug, not info. */
 const STARTUP_DETAIL = new Set(['RoutesResolver', 'RouterExplorer', 'InstanceLoader']);

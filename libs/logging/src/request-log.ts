@@ -32,4 +32,3 @@ export function requestLog(getLogger: () => PinoLogger): (req: Request, res: Res
     res.on('finish', onFinish);
   };
 }
-

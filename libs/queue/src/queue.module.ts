@@ -20,7 +20,12 @@ export function bullConnection(redisUrl: string): ConnectionOptions {
 class QueueErrorLog implements OnApplicationBootstrap {
   constructor(private readonly discovery: DiscoveryService) {}
   onApplicationBootstrap(): void {
-    const queues = new Set(this.discovery.getProviders().map((p) => p.instance).filter((i): i is Queue => i instanceof Queue));
+    const queues = new Set(
+      this.discovery
+        .getProviders()
+        .map((p) => p.instance)
+        .filter((i): i is Queue => i instanceof Queue),
+    );
     for (const queue of queues) logBullErrors(queue, `Queue ${queue.name}`);
   }
 }

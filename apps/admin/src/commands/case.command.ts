@@ -25,7 +25,9 @@ export const CASE_COMMANDS: Command[] = [
       const c = opened.case;
       return {
         json: { id: c.id, created: opened.created },
-        text: [`case ${c.id} ${opened.created ? 'opened' : 'already open'} in organisation ${c.organisationId}: ${c.externalRef}${c.title ? ` (${c.title})` : ''}`],
+        text: [
+          `case ${c.id} ${opened.created ? 'opened' : 'already open'} in organisation ${c.organisationId}: ${c.externalRef}${c.title ? ` (${c.title})` : ''}`,
+        ],
       };
     },
   },

@@ -7,7 +7,10 @@ import { Command, CommandContext } from './command';
 export function readScopes(args: CommandArgs): string[] {
   const raw = args.requireOption('scopes').trim();
   if (raw === 'all') return [...SCOPES];
-  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 const connections = async (ctx: CommandContext) => (await ctx.app()).get(ConnectionsService);

@@ -17,7 +17,10 @@ export const CONVERSATION_COMMANDS: Command[] = [
     arity: 0,
     async run(ctx) {
       const caseId = ctx.args.requireOption('case');
-      const languages = ctx.args.requireOption('languages').split(',').map((l) => l.trim());
+      const languages = ctx.args
+        .requireOption('languages')
+        .split(',')
+        .map((l) => l.trim());
       if (languages.length !== 2 || languages.some((l) => !l)) throw new UsageError('--languages takes two language codes, such as en,es');
       const conversation = await (await ingest(ctx)).start(caseId, languages[0], languages[1]);
       return {

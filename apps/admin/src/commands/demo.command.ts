@@ -63,7 +63,11 @@ async function seed(app: INestApplicationContext, organisationId: string): Promi
 }
 
 const groupNamed = (m: EntityManager, organisationId: string, name: string): Promise<GroupEntity | null> =>
-  m.getRepository(GroupEntity).createQueryBuilder('g').where('g.organisation_id = :organisationId AND lower(g.name) = lower(:name)', { organisationId, name }).getOne();
+  m
+    .getRepository(GroupEntity)
+    .createQueryBuilder('g')
+    .where('g.organisation_id = :organisationId AND lower(g.name) = lower(:name)', { organisationId, name })
+    .getOne();
 
 export const DEMO_COMMANDS: Command[] = [
   {

@@ -33,7 +33,10 @@ export const GROUP_COMMANDS: Command[] = [
     arity: 0,
     async run(ctx) {
       const [org, name] = [ctx.args.requireOption('org'), ctx.args.requireOption('name')];
-      const codes = (ctx.args.option('permissions') ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+      const codes = (ctx.args.option('permissions') ?? '')
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean);
       const group = await createGroup(await ctx.app(), org, name, codes);
       return {
         json: { id: group.id, name: group.name, permissions: group.permissions },

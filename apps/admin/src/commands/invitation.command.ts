@@ -6,7 +6,7 @@ export const INVITATION_COMMANDS: Command[] = [
   {
     words: ['invitation', 'accept'],
     usage: 'INVITATION [--name N]',
-    summary: 'accept an invitation on the invitee\'s behalf: they join the organisation',
+    summary: "accept an invitation on the invitee's behalf: they join the organisation",
     options: ['name'],
     arity: 1,
     async run(ctx) {

@@ -5,9 +5,17 @@ const keys = async (ctx: CommandContext) => (await ctx.app()).get(ApiKeysService
 
 function table(rows: KeyListing[]): string[] {
   if (rows.length === 0) return ['no keys'];
-  const lines = [['ID', 'LAST FOUR', 'CREATED', 'LAST USED', 'STATE'], ...rows.map((k) => [k.id, k.last_four, k.created_at, k.last_used_at ?? 'never', k.state])];
+  const lines = [
+    ['ID', 'LAST FOUR', 'CREATED', 'LAST USED', 'STATE'],
+    ...rows.map((k) => [k.id, k.last_four, k.created_at, k.last_used_at ?? 'never', k.state]),
+  ];
   const widths = lines[0].map((_, i) => Math.max(...lines.map((l) => l[i].length)));
-  return lines.map((l) => l.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+  return lines.map((l) =>
+    l
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 export const KEY_COMMANDS: Command[] = [

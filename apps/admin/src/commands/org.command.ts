@@ -56,7 +56,11 @@ export const ORG_COMMANDS: Command[] = [
     async run(ctx) {
       const id = ctx.args.operand(0, 'ORG');
       // A comma never occurs in a CIDR, so "a,b" is taken as two entries.
-      const cidrs = ctx.args.operands.slice(1).flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean);
+      const cidrs = ctx.args.operands
+        .slice(1)
+        .flatMap((c) => c.split(','))
+        .map((c) => c.trim())
+        .filter(Boolean);
       const org = await (await organisations(ctx)).setAllowlist(id, cidrs);
       return {
         json: { id: org.id, ip_allowlist: org.ipAllowlist },

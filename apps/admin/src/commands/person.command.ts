@@ -76,7 +76,9 @@ export const PERSON_COMMANDS: Command[] = [
       });
       return {
         json: { id: person.id, organisation_id: org, group_id: person.groupId, joined },
-        text: [`person ${person.id} (${person.email}) ${joined ? 'joined' : 'was already a member of'} organisation ${org}${person.groupId ? `, group ${person.groupId}` : ''}`],
+        text: [
+          `person ${person.id} (${person.email}) ${joined ? 'joined' : 'was already a member of'} organisation ${org}${person.groupId ? `, group ${person.groupId}` : ''}`,
+        ],
       };
     },
   },

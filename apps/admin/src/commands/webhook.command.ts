@@ -34,7 +34,9 @@ export const WEBHOOK_COMMANDS: Command[] = [
     arity: 1,
     async run(ctx) {
       const limit = ctx.args.option('limit');
-      const page = await (await log(ctx)).list(ctx.args.operand(0, 'WEBHOOK'), {
+      const page = await (
+        await log(ctx)
+      ).list(ctx.args.operand(0, 'WEBHOOK'), {
         limit: limit === undefined ? undefined : Number(limit),
         cursor: ctx.args.option('cursor'),
       });
@@ -44,7 +46,10 @@ export const WEBHOOK_COMMANDS: Command[] = [
         text: deliveries.length
           ? deliveries.flatMap((d) => [
               `${d.id} ${d.event} ${d.state}${d.give_up_reason ? ` (${d.give_up_reason})` : ''} series ${d.series}, ${d.attempts} attempt(s)`,
-              ...d.attempt_log.map((a) => `  #${a.series}.${a.number} ${a.attempted_at} ${a.succeeded ? 'ok' : 'failed'} ${a.status ?? '-'} ${a.duration_ms} ms${a.error ? ` ${a.error}` : ''}`),
+              ...d.attempt_log.map(
+                (a) =>
+                  `  #${a.series}.${a.number} ${a.attempted_at} ${a.succeeded ? 'ok' : 'failed'} ${a.status ?? '-'} ${a.duration_ms} ms${a.error ? ` ${a.error}` : ''}`,
+              ),
             ])
           : ['no deliveries'],
       };

@@ -12,7 +12,6 @@ import { CreateCaseDto } from './dto/create-case.dto';
 import { NoBodyPipe } from './no-body.pipe';
 import { ApiIdParam } from '../common/id-docs';
 
-
 @ApiTags('Cases')
 @Controller('v1/cases')
 export class CasesController {
@@ -41,11 +40,7 @@ export class CasesController {
   @ApiData(CaseDto, { status: 201, description: 'The case was opened.' })
   @ApiData(CaseDto, { status: 200, description: 'A case with this `external_ref` already exists: it is answered as it is.' })
   @ApiErrors('idempotency_key_in_use', 'validation_failed', 'idempotency_key_reused')
-  async open(
-    @CurrentPrincipal() p: Principal,
-    @Body() body: CreateCaseDto,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<{ data: CaseDto }> {
+  async open(@CurrentPrincipal() p: Principal, @Body() body: CreateCaseDto, @Res({ passthrough: true }) res: Response): Promise<{ data: CaseDto }> {
     const { case: opened, created } = await this.cases.open(p.organisationId, { externalRef: body.external_ref, title: body.title, groupId: body.group_id });
     res.status(created ? 201 : 200);
     return { data: presentCase(opened) };
@@ -69,7 +64,7 @@ export class CasesController {
     operationId: 'getCaseConversationUrl',
     summary: 'Address to start a conversation in a case',
     description:
-      'Scope `cases:write`. Takes no body. Answers the https address in the platform\'s member app that a signed-in member opens ' +
+      "Scope `cases:write`. Takes no body. Answers the https address in the platform's member app that a signed-in member opens " +
       'to start a conversation in this case; the conversation itself is made by the member app, and read here once it exists. ' +
       'A closed case answers 409 `case_closed`.',
   })

@@ -10,8 +10,7 @@ import { ID_PATTERN } from '@app/core';
 export const ID_SCHEMA_PATTERN = ID_PATTERN.source;
 
 /** An `{id}` path parameter. */
-export const ApiIdParam = (what: string) =>
-  ApiParam({ name: 'id', description: `Id of the ${what}.`, schema: { type: 'string', pattern: ID_SCHEMA_PATTERN } });
+export const ApiIdParam = (what: string) => ApiParam({ name: 'id', description: `Id of the ${what}.`, schema: { type: 'string', pattern: ID_SCHEMA_PATTERN } });
 
 /** A request field that names a `what` by id: 422 `validation_failed` naming the field unless it is a string in the id form. */
 export const IsIdOf = (field: string, what: string) =>

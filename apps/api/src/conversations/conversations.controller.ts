@@ -23,7 +23,11 @@ export class ConversationsController {
 
   @Get()
   @RequireScopes('conversations:read')
-  @ApiOperation({ operationId: 'listConversations', summary: 'List conversations', description: 'Conversations of the organisation, newest first. Scope `conversations:read`.' })
+  @ApiOperation({
+    operationId: 'listConversations',
+    summary: 'List conversations',
+    description: 'Conversations of the organisation, newest first. Scope `conversations:read`.',
+  })
   @ApiData(ConversationDto, { list: true })
   async list(@CurrentPrincipal() p: Principal, @Query() page: PageQueryDto): Promise<{ data: ConversationDto[]; next_cursor: string | null }> {
     const { items, nextCursor } = await this.conversations.list(p.organisationId, page);
@@ -42,7 +46,11 @@ export class ConversationsController {
   @Get(':id/facts')
   @RequireScopes('conversations:read')
   @ApiParam(CONVERSATION_ID)
-  @ApiOperation({ operationId: 'listConversationFacts', summary: 'Facts of a conversation', description: 'Scope `conversations:read`. Every fact, in the order recorded; not paged.' })
+  @ApiOperation({
+    operationId: 'listConversationFacts',
+    summary: 'Facts of a conversation',
+    description: 'Scope `conversations:read`. Every fact, in the order recorded; not paged.',
+  })
   @ApiDataArray(FactDto)
   async facts(@CurrentPrincipal() p: Principal, @Param('id', ConversationIdPipe) id: string): Promise<{ data: FactDto[] }> {
     return { data: (await this.conversations.facts(p.organisationId, id)).map(presentFact) };

@@ -33,7 +33,7 @@ export class DocumentsController {
     description:
       'Scope `documents:write`. IK (a repeat must carry the same file, byte for byte). Either `multipart/form-data` (DocumentCreateForm: one file ' +
       'plus the fields) or `application/json` (DocumentCreateText). Answers 202 at once with the document `queued` (even while the ' +
-      'service\'s queue is unreachable: the document is stored and queued when it is back); the worker translates it ' +
+      "service's queue is unreachable: the document is stored and queued when it is back); the worker translates it " +
       'through the configured engine, and `GET /v1/documents/{id}` then carries the translation (the `document.translated` event says when). ' +
       'Refusals: 413 `file_too_large` (over DOCUMENT_MAX_FILE_BYTES, default 10 MB, refused while streaming), 413 `text_too_long` (over ' +
       'DOCUMENT_MAX_TEXT_CHARS, default 100,000 characters, or a JSON body too large to read), 415 `file_type_not_supported`, 422 ' +
@@ -49,10 +49,7 @@ export class DocumentsController {
   })
   @ApiData(DocumentDto, { status: 202, description: 'Accepted: the document is queued for translation.' })
   @ApiErrors('idempotency_key_in_use', 'file_too_large', 'text_too_long', 'file_type_not_supported', 'validation_failed', 'idempotency_key_reused')
-  async create(
-    @CurrentPrincipal() p: Principal,
-    @DocumentInput() input: { body: unknown; upload: UploadedDocument | null },
-  ): Promise<{ data: DocumentDto }> {
+  async create(@CurrentPrincipal() p: Principal, @DocumentInput() input: { body: unknown; upload: UploadedDocument | null }): Promise<{ data: DocumentDto }> {
     const { body, upload } = input;
     const fields = upload ? await validate(DocumentCreateFormDto, body) : await validate(DocumentCreateTextDto, body);
     const content = upload
@@ -74,8 +71,8 @@ export class DocumentsController {
     operationId: 'getDocument',
     summary: 'Get a document, with its translation once done',
     description:
-      'Scope `documents:read`. The document\'s case, languages, name, type and state, and once `translated` its translation inline in the ' +
-      'original\'s format (text as text, .docx as base64). A failed document carries `failure_reason`. A document of another organisation answers 404.',
+      "Scope `documents:read`. The document's case, languages, name, type and state, and once `translated` its translation inline in the " +
+      "original's format (text as text, .docx as base64). A failed document carries `failure_reason`. A document of another organisation answers 404.",
   })
   @ApiData(DocumentDto)
   async get(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string): Promise<{ data: DocumentDto }> {

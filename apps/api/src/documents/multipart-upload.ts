@@ -65,7 +65,8 @@ export function readMultipart(req: Request, maxFileBytes: number): Promise<Multi
     parser.on('file', (name, stream, info) => {
       // Every stream busboy hands out emits 'error' when the body ends inside its part: without a
       // listener that error would end the process (one truncated request must not).
-      const cutShort = () => stop(new DomainError('invalid_request', 'The multipart body ended inside a part; send the whole body, closed by its final boundary.'));
+      const cutShort = () =>
+        stop(new DomainError('invalid_request', 'The multipart body ended inside a part; send the whole body, closed by its final boundary.'));
       if (name !== FILE_FIELD) {
         stream.on('error', cutShort);
         stream.resume();

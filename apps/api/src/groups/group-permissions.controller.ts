@@ -9,8 +9,9 @@ import { PermissionCodesDto } from './dto/group.dto';
 import { AddPermissionDto, SetPermissionsDto } from './dto/group-requests.dto';
 import { ApiGroupId } from './groups.api-docs';
 
-const CODES = ApiOkResponse({ type: PermissionCodesDto, description: 'The group\'s permission codes after the call.' });
-const LAST_MANAGER = 'A change that would leave the organisation with no active person able to manage people answers 409 `last_people_manager` and changes nothing.';
+const CODES = ApiOkResponse({ type: PermissionCodesDto, description: "The group's permission codes after the call." });
+const LAST_MANAGER =
+  'A change that would leave the organisation with no active person able to manage people answers 409 `last_people_manager` and changes nothing.';
 
 /** The `/permissions` sub-resource of a group: each call answers the group's codes. */
 @ApiTags('Groups')
@@ -21,7 +22,7 @@ export class GroupPermissionsController {
   @Get()
   @RequireScopes('groups:read')
   @ApiGroupId()
-  @ApiOperation({ operationId: 'getGroupPermissions', summary: 'A group\'s permission codes', description: 'Scope `groups:read`.' })
+  @ApiOperation({ operationId: 'getGroupPermissions', summary: "A group's permission codes", description: 'Scope `groups:read`.' })
   @CODES
   async get(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string): Promise<PermissionCodesDto> {
     return { data: await this.groups.getPermissions(p.organisationId, id) };
@@ -30,7 +31,7 @@ export class GroupPermissionsController {
   @Put()
   @RequireScopes('groups:write')
   @ApiGroupId()
-  @ApiOperation({ operationId: 'setGroupPermissions', summary: 'Replace a group\'s permission codes', description: `${LAST_MANAGER} Scope \`groups:write\`.` })
+  @ApiOperation({ operationId: 'setGroupPermissions', summary: "Replace a group's permission codes", description: `${LAST_MANAGER} Scope \`groups:write\`.` })
   @CODES
   @ApiErrors('permission_not_grantable', 'last_people_manager', 'validation_failed', 'unknown_permission')
   async set(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string, @Body() body: SetPermissionsDto): Promise<PermissionCodesDto> {

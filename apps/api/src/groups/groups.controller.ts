@@ -11,7 +11,6 @@ import { CreateGroupDto, UpdateGroupDto } from './dto/group-requests.dto';
 import { presentGroup } from './group.presenter';
 import { ApiGroupId } from './groups.api-docs';
 
-
 @ApiTags('Groups')
 @Controller('v1/groups')
 export class GroupsController {
@@ -22,7 +21,7 @@ export class GroupsController {
 
   @Get()
   @RequireScopes('groups:read')
-  @ApiOperation({ operationId: 'listGroups', summary: 'List groups', description: 'The organisation\'s groups, newest first. Scope `groups:read`.' })
+  @ApiOperation({ operationId: 'listGroups', summary: 'List groups', description: "The organisation's groups, newest first. Scope `groups:read`." })
   @ApiData(GroupDto, { list: true })
   async list(@CurrentPrincipal() p: Principal, @Query() page: PageQueryDto): Promise<{ data: GroupDto[]; next_cursor: string | null }> {
     const { items, nextCursor } = await paginate(this.groups.listQuery(p.organisationId), page, this.cursors);

@@ -26,8 +26,14 @@ export class HealthController {
   @Get('ready')
   async ready(@Res() res: Response): Promise<void> {
     const [database, redis] = await Promise.all([
-      this.dataSource.query('SELECT 1').then(() => 'up', () => 'down'),
-      this.redis.ping().then(() => 'up', () => 'down'),
+      this.dataSource.query('SELECT 1').then(
+        () => 'up',
+        () => 'down',
+      ),
+      this.redis.ping().then(
+        () => 'up',
+        () => 'down',
+      ),
     ]);
     const ok = database === 'up' && redis === 'up';
     if (!ok) this.logger.warn({ checks: { database, redis } }, 'not ready');

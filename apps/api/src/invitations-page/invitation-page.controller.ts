@@ -35,7 +35,13 @@ export class InvitationPageController {
   async show(@Query('token') token: unknown, @Res() res: Response): Promise<void> {
     await this.render(res, async () => {
       const { invitation, organisation } = await this.invitations.preview({ token: text(token) });
-      const html = acceptForm({ organisation: organisation.name, email: invitation.email, name: invitation.name ?? '', token: text(token), expiresAt: invitation.expiresAt });
+      const html = acceptForm({
+        organisation: organisation.name,
+        email: invitation.email,
+        name: invitation.name ?? '',
+        token: text(token),
+        expiresAt: invitation.expiresAt,
+      });
       return [200, html];
     });
   }

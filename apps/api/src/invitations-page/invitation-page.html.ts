@@ -1,6 +1,5 @@
 /** Escapes text for HTML content and double-quoted attribute values. */
-export const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"'`=]/g, (c) => `&#${c.charCodeAt(0)};`);
+export const escapeHtml = (value: string): string => value.replace(/[&<>"'`=]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Sent with every page: nothing external, no framing, and no Referer carrying the token. */
 export const PAGE_HEADERS: Record<string, string> = {

@@ -13,7 +13,7 @@ describe('toOpenApi31Nullables', () => {
     });
   });
 
-  it('wraps a nullable allOf (swagger\'s form of a nullable nested DTO) so that null is accepted', () => {
+  it("wraps a nullable allOf (swagger's form of a nullable nested DTO) so that null is accepted", () => {
     expect(toOpenApi31Nullables({ type: 'object', nullable: true, allOf: [{ $ref: '#/components/schemas/T' }] })).toEqual({
       oneOf: [{ allOf: [{ $ref: '#/components/schemas/T' }] }, { type: 'null' }],
     });
@@ -21,7 +21,10 @@ describe('toOpenApi31Nullables', () => {
 
   it('recurses into properties and arrays, and drops nullable: false', () => {
     expect(
-      toOpenApi31Nullables({ type: 'object', properties: { a: { type: 'array', items: { type: 'integer', nullable: true } }, b: { type: 'string', nullable: false } } }),
+      toOpenApi31Nullables({
+        type: 'object',
+        properties: { a: { type: 'array', items: { type: 'integer', nullable: true } }, b: { type: 'string', nullable: false } },
+      }),
     ).toEqual({ type: 'object', properties: { a: { type: 'array', items: { type: ['integer', 'null'] } }, b: { type: 'string' } } });
   });
 });
@@ -30,7 +33,12 @@ describe('stateRequestLimits', () => {
   const doc = () => ({
     paths: {
       '/v1/things': {
-        get: { parameters: [{ name: 'code', in: 'path', schema: { type: 'string' } }, { name: 'limit', in: 'query', schema: { type: 'integer' } }] },
+        get: {
+          parameters: [
+            { name: 'code', in: 'path', schema: { type: 'string' } },
+            { name: 'limit', in: 'query', schema: { type: 'integer' } },
+          ],
+        },
         post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/In' } } } } },
       },
     },
@@ -78,7 +86,13 @@ describe('stateRequestLimits', () => {
     const noNul = new RegExp(NO_NUL, 'u');
     const notBlank = new RegExp(NOT_BLANK, 'u');
     expect([noNul.test('a b'), noNul.test(''), noNul.test('a\u0000')]).toEqual([true, true, false]);
-    expect([notBlank.test(' x '), notBlank.test(' \t\n'), notBlank.test(''), notBlank.test('\u0000'), notBlank.test('x\u0000')]).toEqual([true, false, false, false, false]);
+    expect([notBlank.test(' x '), notBlank.test(' \t\n'), notBlank.test(''), notBlank.test('\u0000'), notBlank.test('x\u0000')]).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 

@@ -18,7 +18,8 @@ export class InvitationsController {
   @ApiOperation({
     operationId: 'listInvitations',
     summary: 'List invitations not yet answered',
-    description: 'Pending invitations, newest first. One past its `expires_at` is listed with status `expired` until it is withdrawn or the address is added again.',
+    description:
+      'Pending invitations, newest first. One past its `expires_at` is listed with status `expired` until it is withdrawn or the address is added again.',
   })
   @ApiData(InvitationDto, { list: true })
   async list(@CurrentPrincipal() p: Principal, @Query() page: PageQueryDto): Promise<{ data: InvitationDto[]; next_cursor: string | null }> {

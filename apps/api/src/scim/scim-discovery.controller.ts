@@ -5,7 +5,13 @@ import { notFound } from '@app/core';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
 import { SCIM_URN, ScimJson, scimResourceTypes, scimSchemas, scimServiceProviderConfig } from '@app/domain';
 
-const list = (items: ScimJson[]): ScimJson => ({ schemas: [SCIM_URN.listResponse], totalResults: items.length, startIndex: 1, itemsPerPage: items.length, Resources: items });
+const list = (items: ScimJson[]): ScimJson => ({
+  schemas: [SCIM_URN.listResponse],
+  totalResults: items.length,
+  startIndex: 1,
+  itemsPerPage: items.length,
+  Resources: items,
+});
 
 /** RFC 7644 §4 discovery: any valid key reads it; query parameters are ignored (nothing to filter). */
 @ApiExcludeController()

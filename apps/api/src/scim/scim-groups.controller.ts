@@ -30,7 +30,12 @@ export class ScimGroupsController {
   @Post()
   @HttpCode(201)
   @RequireScopes('groups:write')
-  async create(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Query() query: QueryParams, @Res({ passthrough: true }) res: Response): Promise<ScimJson> {
+  async create(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: unknown,
+    @Query() query: QueryParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ScimJson> {
     const group = await this.groups.create(p, body);
     res.setHeader('Location', (group.meta as { location: string }).location);
     return projectResource(group, GROUP_RESOURCE, readProjection(query));
@@ -45,7 +50,12 @@ export class ScimGroupsController {
 
   @Put(':id')
   @RequireScopes('groups:write')
-  async replace(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string, @Body() body: unknown, @Query() query: QueryParams): Promise<ScimJson> {
+  async replace(
+    @CurrentPrincipal() p: Principal,
+    @Param('id', DigitsIdPipe) id: string,
+    @Body() body: unknown,
+    @Query() query: QueryParams,
+  ): Promise<ScimJson> {
     return projectResource(await this.groups.replace(p, id, body), GROUP_RESOURCE, readProjection(query));
   }
 

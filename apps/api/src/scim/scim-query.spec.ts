@@ -3,7 +3,7 @@ import { ScimError } from '@app/domain';
 import { listResponse, readListQuery, SCIM_MAX_START_INDEX } from './scim-query';
 
 describe('readListQuery', () => {
-  it('reads Okta\'s lookup query', () => {
+  it("reads Okta's lookup query", () => {
     expect(readListQuery({ filter: 'userName eq "a@b.example"', startIndex: '1', count: '100' })).toEqual({
       filter: 'userName eq "a@b.example"',
       page: { startIndex: 1, count: 100 },
@@ -50,7 +50,10 @@ describe('listResponse', () => {
       totalResults: 12,
       startIndex: 11,
       itemsPerPage: 2,
-      Resources: [{ id: '1', x: 1 }, { id: '2', x: 1 }],
+      Resources: [
+        { id: '1', x: 1 },
+        { id: '2', x: 1 },
+      ],
     });
   });
 });

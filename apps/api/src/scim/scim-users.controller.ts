@@ -26,7 +26,12 @@ export class ScimUsersController {
   @Post()
   @HttpCode(201)
   @RequireScopes('users:write')
-  async create(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Query() query: QueryParams, @Res({ passthrough: true }) res: Response): Promise<ScimJson> {
+  async create(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: unknown,
+    @Query() query: QueryParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ScimJson> {
     const user = await this.users.create(p, body);
     res.setHeader('Location', (user.meta as { location: string }).location);
     return projectResource(user, USER_RESOURCE, readProjection(query));
@@ -40,7 +45,12 @@ export class ScimUsersController {
 
   @Put(':id')
   @RequireScopes('users:write')
-  async replace(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string, @Body() body: unknown, @Query() query: QueryParams): Promise<ScimJson> {
+  async replace(
+    @CurrentPrincipal() p: Principal,
+    @Param('id', DigitsIdPipe) id: string,
+    @Body() body: unknown,
+    @Query() query: QueryParams,
+  ): Promise<ScimJson> {
     return projectResource(await this.users.replace(p, id, body), USER_RESOURCE, readProjection(query));
   }
 

@@ -25,7 +25,11 @@ export class WebhooksController {
   ) {}
 
   @Get()
-  @ApiOperation({ operationId: 'listWebhooks', summary: 'List webhooks', description: "The connection's webhooks, newest first; never their secrets. Scope `webhooks:manage`." })
+  @ApiOperation({
+    operationId: 'listWebhooks',
+    summary: 'List webhooks',
+    description: "The connection's webhooks, newest first; never their secrets. Scope `webhooks:manage`.",
+  })
   @ApiData(WebhookDto, { list: true })
   async list(@CurrentPrincipal() p: Principal, @Query() page: PageQueryDto): Promise<{ data: WebhookDto[]; next_cursor: string | null }> {
     const { items, nextCursor } = await this.webhooks.list(p.connectionId, page);
@@ -45,7 +49,11 @@ export class WebhooksController {
 
   @Get(':id')
   @ApiWebhookId()
-  @ApiOperation({ operationId: 'getWebhook', summary: 'Get a webhook', description: "Never its secret. Another connection's webhook answers 404. Scope `webhooks:manage`." })
+  @ApiOperation({
+    operationId: 'getWebhook',
+    summary: 'Get a webhook',
+    description: "Never its secret. Another connection's webhook answers 404. Scope `webhooks:manage`.",
+  })
   @ApiData(WebhookDto)
   async get(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string): Promise<{ data: WebhookDto }> {
     return { data: presentWebhook(await this.webhooks.get(p.connectionId, id)) };
@@ -57,7 +65,8 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'deleteWebhook',
     summary: 'Remove a webhook',
-    description: 'No event is sent to it any more; its deliveries still waiting for an attempt are given up (reason `webhook_removed`). Scope `webhooks:manage`.',
+    description:
+      'No event is sent to it any more; its deliveries still waiting for an attempt are given up (reason `webhook_removed`). Scope `webhooks:manage`.',
   })
   @ApiNoContentResponse({ description: 'Removed.' })
   async remove(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string): Promise<void> {

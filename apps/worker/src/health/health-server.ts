@@ -64,14 +64,9 @@ export class HealthServer implements OnApplicationBootstrap, BeforeApplicationSh
     if (req.method !== 'GET' && req.method !== 'HEAD') return this.send(res, 404, { status: 'not_found' });
     if (path === '/health/live') return this.send(res, 200, { status: 'ok' });
     if (path === '/health/ready') {
-      const [database, redis] = await Promise.all([
-        this.check(() => this.dataSource.query('SELECT 1')),
-        this.check(() => this.redis.ping()),
-      ]);
+      const [database, redis] = await Promise.all([this.check(() => this.dataSource.query('SELECT 1')), this.check(() => this.redis.ping())]);
       const ok = database === 'up' && redis === 'up';
-      return ok
-        ? this.send(res, 200, { status: 'ok' })
-        : this.send(res, 503, { status: 'unavailable', checks: { database, redis } });
+      return ok ? this.send(res, 200, { status: 'ok' }) : this.send(res, 503, { status: 'unavailable', checks: { database, redis } });
     }
     return this.send(res, 404, { status: 'not_found' });
   }

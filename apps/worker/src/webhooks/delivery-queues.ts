@@ -35,7 +35,13 @@ export class DeliveryQueues {
   /** First attempts, now. A few tries for unexpected errors; anything still lost is the recovery sweep's. */
   async first(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.firstAttempts.addBulk(ids.map((id) => ({ name: WEBHOOK_JOBS.deliver, data: { deliveryId: id }, opts: { ...DELIVERY_JOB_OPTIONS, jobId: id, attempts: FIRST_ATTEMPT_JOB_ATTEMPTS } })));
+    await this.firstAttempts.addBulk(
+      ids.map((id) => ({
+        name: WEBHOOK_JOBS.deliver,
+        data: { deliveryId: id },
+        opts: { ...DELIVERY_JOB_OPTIONS, jobId: id, attempts: FIRST_ATTEMPT_JOB_ATTEMPTS },
+      })),
+    );
   }
 
   /**
@@ -55,7 +61,11 @@ export class DeliveryQueues {
       if (state === 'waiting' || state === 'active' || state === 'prioritized' || state === 'waiting-children') return;
       await existing.remove().catch(() => undefined);
     }
-    await this.retries.add(WEBHOOK_JOBS.deliver, { deliveryId: id }, { ...DELIVERY_JOB_OPTIONS, jobId: id, attempts: RETRY_JOB_ATTEMPTS, delay: Math.max(0, delayMs) });
+    await this.retries.add(
+      WEBHOOK_JOBS.deliver,
+      { deliveryId: id },
+      { ...DELIVERY_JOB_OPTIONS, jobId: id, attempts: RETRY_JOB_ATTEMPTS, delay: Math.max(0, delayMs) },
+    );
   }
 
   /** Drops a waiting or delayed retry job (a resend starts its series on the first-attempt queue). */

@@ -30,18 +30,13 @@ export class CasesService {
 
   /** Newest first, by cursor. */
   list(organisationId: string, page: PageRequest): Promise<Page<CaseEntity>> {
-    const qb = this.tx.manager
-      .getRepository(CaseEntity)
-      .createQueryBuilder('c')
-      .where('c.organisation_id = :org', { org: organisationId });
+    const qb = this.tx.manager.getRepository(CaseEntity).createQueryBuilder('c').where('c.organisation_id = :org', { org: organisationId });
     return paginate(qb, page, this.cursors);
   }
 
   /** Another organisation's case (or none) answers not_found. */
   async get(organisationId: string, caseId: string): Promise<CaseEntity> {
-    const found = isId(caseId)
-      ? await this.tx.manager.getRepository(CaseEntity).findOneBy({ id: caseId, organisationId })
-      : null;
+    const found = isId(caseId) ? await this.tx.manager.getRepository(CaseEntity).findOneBy({ id: caseId, organisationId }) : null;
     if (!found) throw notFound('case');
     return found;
   }
@@ -79,10 +74,7 @@ export class CasesService {
   async close(caseId: string): Promise<CaseEntity> {
     if (!isId(caseId)) throw notFound('case');
     return this.tx.run(async (m) => {
-      await m.query(
-        `UPDATE cases SET status = 'closed', closed_at = now(), updated_at = now() WHERE id = $1 AND status = 'open'`,
-        [caseId],
-      );
+      await m.query(`UPDATE cases SET status = 'closed', closed_at = now(), updated_at = now() WHERE id = $1 AND status = 'open'`, [caseId]);
       const found = await m.getRepository(CaseEntity).findOneBy({ id: caseId });
       if (!found) throw notFound('case');
       return found;

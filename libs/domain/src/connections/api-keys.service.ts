@@ -58,13 +58,9 @@ export class ApiKeysService implements KeyLookup {
   }
 
   async list(connectionId: string): Promise<KeyListing[]> {
-    const conn = isId(connectionId)
-      ? await this.tx.manager.getRepository(ConnectionEntity).findOneBy({ id: connectionId })
-      : null;
+    const conn = isId(connectionId) ? await this.tx.manager.getRepository(ConnectionEntity).findOneBy({ id: connectionId }) : null;
     if (!conn) throw notFound('connection');
-    const rows = await this.tx.manager
-      .getRepository(ApiKeyEntity)
-      .find({ where: { connectionId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const rows = await this.tx.manager.getRepository(ApiKeyEntity).find({ where: { connectionId }, order: { createdAt: 'ASC', id: 'ASC' } });
     return rows.map((k) => ({
       id: k.id,
       last_four: k.lastFour,

@@ -48,9 +48,7 @@ export class ConversationIngestService {
     if (a.toLowerCase() === b.toLowerCase()) throw validationFailed('language_b', 'must differ from language_a');
     return this.tx.run(async (m) => {
       // SHARE keeps the case from being closed while the conversation is being made in it.
-      const [found] = isId(caseId)
-        ? await m.query(`SELECT organisation_id, status FROM cases WHERE id = $1 FOR SHARE`, [caseId])
-        : [];
+      const [found] = isId(caseId) ? await m.query(`SELECT organisation_id, status FROM cases WHERE id = $1 FOR SHARE`, [caseId]) : [];
       if (!found) throw notFound('case');
       if (found.status === 'closed') throw new DomainError('case_closed', `Case ${caseId} is closed: no conversation can be started in it.`);
       const now = this.clock.now();

@@ -9,8 +9,7 @@ import { TurnEntity } from './turn.entity';
 export const CONVERSATION_ID = /^[0-9a-f]{32}$/;
 
 /** What a summary call answers with 404 when the organisation has conversation review off. */
-export const REVIEW_OFF_MESSAGE =
-  'Conversation review is off for this organisation, so no summaries are available; the organisation can switch it on.';
+export const REVIEW_OFF_MESSAGE = 'Conversation review is off for this organisation, so no summaries are available; the organisation can switch it on.';
 export const NO_SUMMARY_MESSAGE = 'This conversation has no summary yet; summary.ready is sent when one is written.';
 
 /** The read side of conversations (the platform's interpreting app writes them). */
@@ -23,10 +22,7 @@ export class ConversationsService {
 
   /** Newest first, by cursor. */
   list(organisationId: string, page: PageRequest): Promise<Page<ConversationEntity>> {
-    const qb = this.tx.manager
-      .getRepository(ConversationEntity)
-      .createQueryBuilder('v')
-      .where('v.organisation_id = :org', { org: organisationId });
+    const qb = this.tx.manager.getRepository(ConversationEntity).createQueryBuilder('v').where('v.organisation_id = :org', { org: organisationId });
     return paginate(qb, page, this.cursors, { idType: 'bpchar' });
   }
 

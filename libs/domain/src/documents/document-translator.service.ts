@@ -112,10 +112,10 @@ export class DocumentTranslatorService {
   }
 
   private async fail(documentId: string, reason: string): Promise<void> {
-    await this.tx.manager.query(
-      `UPDATE documents SET state = 'failed', failure_reason = $2, updated_at = now() WHERE id = $1 AND state = 'translating'`,
-      [documentId, reason.slice(0, MAX_REASON)],
-    );
+    await this.tx.manager.query(`UPDATE documents SET state = 'failed', failure_reason = $2, updated_at = now() WHERE id = $1 AND state = 'translating'`, [
+      documentId,
+      reason.slice(0, MAX_REASON),
+    ]);
   }
 
   /** What the caller is told, and whether another attempt could help. */

@@ -15,8 +15,7 @@ export const TEXT_INPUT_FORMATS = ['text', 'markdown', 'html'] as const;
 export type TextInputFormat = (typeof TEXT_INPUT_FORMATS)[number];
 
 export type DocumentContentInput =
-  | { kind: 'text'; text: string; format?: TextInputFormat }
-  | { kind: 'file'; content: Buffer; name: string | null; declaredType: string | null };
+  { kind: 'text'; text: string; format?: TextInputFormat } | { kind: 'file'; content: Buffer; name: string | null; declaredType: string | null };
 
 export interface CreateDocumentInput {
   caseId: string;
@@ -35,8 +34,12 @@ function longerThan(text: string, max: number): boolean {
 
 /** A file name as kept: its base name, without control characters, at most 255 characters. */
 export function cleanFileName(name: string | null | undefined): string | null {
-  // eslint-disable-next-line no-control-regex
-  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const base = (name ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    // eslint-disable-next-line no-control-regex -- control characters are what is removed
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return base ? Array.from(base).slice(0, 255).join('') : null;
 }
 
@@ -82,8 +85,17 @@ export class DocumentsService {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, true)
          RETURNING ${DOCUMENT_COLUMNS.replace(/d\./g, '')}`,
         [
-          organisationId, input.caseId, connectionId, source, target.tag, name, MEDIA_TYPES[format], format,
-          content, content.length, createHash('sha256').update(content).digest('hex'),
+          organisationId,
+          input.caseId,
+          connectionId,
+          source,
+          target.tag,
+          name,
+          MEDIA_TYPES[format],
+          format,
+          content,
+          content.length,
+          createHash('sha256').update(content).digest('hex'),
         ],
       );
       // Delivered to the worker's LISTEN when (and only if) the transaction commits.

@@ -43,7 +43,10 @@ describe('splitSegments', () => {
 describe('batches', () => {
   it('respects the count and character limits, in order', () => {
     expect(batches(['aaaa', 'bb', 'cccc', 'd', 'e'], 2, 100)).toEqual([[0, 1], [2, 3], [4]]);
-    expect(batches(['aaaa', 'bb', 'cccc', 'd'], 10, 6)).toEqual([[0, 1], [2, 3]]);
+    expect(batches(['aaaa', 'bb', 'cccc', 'd'], 10, 6)).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
     expect(batches(['a very long one'], 10, 3)).toEqual([[0]]);
   });
 });

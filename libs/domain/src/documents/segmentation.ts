@@ -96,7 +96,10 @@ export async function translateUnits(units: string[], engine: TranslationEngine,
 
   const translated: string[] = new Array(unique.length);
   for (const batch of batches(unique, maxBatchSize, maxRequestChars)) {
-    const answers = await engine.translate(batch.map((i) => unique[i]), languages);
+    const answers = await engine.translate(
+      batch.map((i) => unique[i]),
+      languages,
+    );
     batch.forEach((i, k) => (translated[i] = answers[k].trim()));
   }
 

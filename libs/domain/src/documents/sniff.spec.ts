@@ -17,7 +17,9 @@ describe('sniffFormat', () => {
     const xlsx = await zip.generateAsync({ type: 'nodebuffer' });
     expect(await sniffFormat(xlsx, 'sheet.docx', null)).toMatchObject({ ok: false });
     expect(await sniffFormat(xlsx, 'sheet.xlsx', null)).toMatchObject({ ok: false, reason: expect.stringContaining('.xlsx') });
-    expect(await sniffFormat(text('plain words'), 'fake.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document')).toMatchObject({ ok: false });
+    expect(await sniffFormat(text('plain words'), 'fake.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document')).toMatchObject({
+      ok: false,
+    });
   });
 
   it('takes UTF-8 text by extension, and refuses binary or non-UTF-8 bytes whatever the declared type', async () => {

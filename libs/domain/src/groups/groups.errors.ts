@@ -20,8 +20,7 @@ export const groupNameTaken = (): DomainError => new GroupNameTakenError();
  * 422 naming `code`: DELETE /v1/groups/{id}/permissions/{code} of a code the API may not change
  * (the contract lists no 403 for that call, so the refusal is a validation failure of `code`).
  */
-export const codeNotRemovable = (code: string): DomainError =>
-  validationFailed('code', `${code} cannot be removed through the API`);
+export const codeNotRemovable = (code: string): DomainError => validationFailed('code', `${code} cannot be removed through the API`);
 
 /** Postgres error codes the group writes translate (a race lost to a concurrent writer). */
 export const PG_UNIQUE_VIOLATION = '23505';

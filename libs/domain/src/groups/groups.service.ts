@@ -76,9 +76,12 @@ export class GroupsService {
       // The FK would null group_id too; doing it here also records the change on each person.
       await m.query(`UPDATE people SET group_id = NULL, updated_at = now() WHERE group_id = $1`, [group.id]);
       // A case added meanwhile waits on the row lock, then fails its FK; this covers any other writer.
-      await m.getRepository(GroupEntity).delete({ id: group.id }).catch((err: unknown) => {
-        throw pgCode(err) === PG_FOREIGN_KEY_VIOLATION ? groupHoldsCases() : err;
-      });
+      await m
+        .getRepository(GroupEntity)
+        .delete({ id: group.id })
+        .catch((err: unknown) => {
+          throw pgCode(err) === PG_FOREIGN_KEY_VIOLATION ? groupHoldsCases() : err;
+        });
     });
   }
 
@@ -105,9 +108,14 @@ export class GroupsService {
       const group = await this.find(m, organisationId, id, true);
       await this.permissions.known([code]);
       if (!group.permissions.includes(code)) return group.permissions;
-      const next = await this.permissions.checkChange(group.permissions, group.permissions.filter((c) => c !== code)).catch((err: unknown) => {
-        throw err instanceof DomainError && err.code === 'permission_not_grantable' ? codeNotRemovable(code) : err;
-      });
+      const next = await this.permissions
+        .checkChange(
+          group.permissions,
+          group.permissions.filter((c) => c !== code),
+        )
+        .catch((err: unknown) => {
+          throw err instanceof DomainError && err.code === 'permission_not_grantable' ? codeNotRemovable(code) : err;
+        });
       return (await this.save(m, group, { permissions: next })).permissions;
     });
   }
@@ -127,7 +135,9 @@ export class GroupsService {
   }
 
   private async assertNameFree(m: EntityManager, organisationId: string, name: string, exceptId?: string): Promise<void> {
-    const qb = m.getRepository(GroupEntity).createQueryBuilder('g')
+    const qb = m
+      .getRepository(GroupEntity)
+      .createQueryBuilder('g')
       .where('g.organisation_id = :org AND lower(g.name) = lower(:name)', { org: organisationId, name });
     if (exceptId) qb.andWhere('g.id <> :id', { id: exceptId });
     if (await qb.getExists()) throw groupNameTaken();

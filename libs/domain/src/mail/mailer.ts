@@ -20,9 +20,7 @@ export class Mailer {
   private readonly transport: Transporter;
 
   constructor(private readonly config: AppConfig) {
-    this.transport = config.smtpUrl
-      ? createTransport(config.smtpUrl)
-      : createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    this.transport = config.smtpUrl ? createTransport(config.smtpUrl) : createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   }
 
   async send(message: MailMessage): Promise<void> {

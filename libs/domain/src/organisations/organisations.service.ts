@@ -34,9 +34,7 @@ export class OrganisationsService {
   }
 
   async get(id: string): Promise<OrganisationEntity> {
-    const org = isId(id)
-      ? await this.tx.manager.getRepository(OrganisationEntity).findOneBy({ id })
-      : null;
+    const org = isId(id) ? await this.tx.manager.getRepository(OrganisationEntity).findOneBy({ id }) : null;
     if (!org) throw notFound('organisation');
     return org;
   }
@@ -47,9 +45,7 @@ export class OrganisationsService {
 
   /** accept: the current version; withdraw: none. Either way keys are kept. */
   async setPolicy(id: string, accept: boolean): Promise<OrganisationEntity> {
-    return this.tx.run(async () =>
-      this.update(id, { acceptedPolicyVersion: accept ? await this.currentPolicyVersion(true) : null }),
-    );
+    return this.tx.run(async () => this.update(id, { acceptedPolicyVersion: accept ? await this.currentPolicyVersion(true) : null }));
   }
 
   async setAllowlist(id: string, cidrs: string[]): Promise<OrganisationEntity> {

@@ -12,8 +12,7 @@ const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
  * so that ajv and Python's re (Schemathesis) read it alike. Not expressed: the 64-character local
  * part, and the trimming of surrounding spaces.
  */
-export const EMAIL_PATTERN =
-  `^${ATOM}(\\.${ATOM})*@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+([A-Za-z]{2,63}|[Xx][Nn]--[A-Za-z0-9-]{0,58}[A-Za-z0-9])$`;
+export const EMAIL_PATTERN = `^${ATOM}(\\.${ATOM})*@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+([A-Za-z]{2,63}|[Xx][Nn]--[A-Za-z0-9-]{0,58}[A-Za-z0-9])$`;
 
 /** An address split into its parts, domain lowercased. */
 export interface EmailAddress {

@@ -9,12 +9,7 @@ import { PermissionsService } from '../permissions/permissions.service';
  * connection cannot make someone an owner by moving them into the owners' group).
  * The row is share-locked so a concurrent delete waits until the person is placed.
  */
-export async function assignableGroup(
-  m: EntityManager,
-  permissions: PermissionsService,
-  organisationId: string,
-  groupId: string,
-): Promise<GroupEntity> {
+export async function assignableGroup(m: EntityManager, permissions: PermissionsService, organisationId: string, groupId: string): Promise<GroupEntity> {
   const group = isId(groupId)
     ? await m
         .getRepository(GroupEntity)

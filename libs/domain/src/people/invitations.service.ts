@@ -136,7 +136,10 @@ export class InvitationsService {
       const account = await findAccount(m, invitation.email, true);
       if (account?.organisationId === invitation.organisationId) return { person: account, joined: false };
       if (account?.organisationId) {
-        throw new DomainError('in_another_organisation', `${invitation.email} has joined another organisation since this invitation was sent; a person can be in one organisation only.`);
+        throw new DomainError(
+          'in_another_organisation',
+          `${invitation.email} has joined another organisation since this invitation was sent; a person can be in one organisation only.`,
+        );
       }
       const fields = { name, jobTitle: invitation.jobTitle ?? undefined, groupId: invitation.groupId };
       const person = await joinOrganisation(m, account, invitation.email, invitation.organisationId, fields);

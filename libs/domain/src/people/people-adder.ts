@@ -20,9 +20,7 @@ export interface PersonInput {
 }
 
 export type AddOutcome =
-  | { outcome: 'existing'; person: PersonEntity }
-  | { outcome: 'created'; person: PersonEntity }
-  | { outcome: 'invited'; invitation: InvitationEntity };
+  { outcome: 'existing'; person: PersonEntity } | { outcome: 'created'; person: PersonEntity } | { outcome: 'invited'; invitation: InvitationEntity };
 
 /**
  * Adding a person by address (REST `POST /v1/users`, SCIM, the console):

@@ -65,10 +65,9 @@ export class PeopleService {
   async remove(organisationId: string, id: string): Promise<void> {
     await this.managers.preserving(organisationId, async (m) => {
       const person = await this.get(organisationId, id, m, true);
-      await m.getRepository(PersonEntity).update(
-        { id: person.id },
-        { organisationId: null, groupId: null, disabled: false, joinedAt: null, updatedAt: () => 'now()' },
-      );
+      await m
+        .getRepository(PersonEntity)
+        .update({ id: person.id }, { organisationId: null, groupId: null, disabled: false, joinedAt: null, updatedAt: () => 'now()' });
     });
   }
 }

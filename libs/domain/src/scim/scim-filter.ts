@@ -109,7 +109,8 @@ export function parseUserFilter(text: string): UserCondition[] {
 /** A GET /Groups filter: eq on displayName (ignoring case) or externalId (exact), joined by and. */
 export function parseGroupFilter(text: string): GroupCondition[] {
   return terms(parseText(text)).map((t): GroupCondition => {
-    if (!isEq(t)) throw refuse(text, t.op === 'and' || t.op === '[]' ? 'value filters are not supported' : `the operator "${t.op}" is not supported`, SUPPORTED_GROUPS);
+    if (!isEq(t))
+      throw refuse(text, t.op === 'and' || t.op === '[]' ? 'value filters are not supported' : `the operator "${t.op}" is not supported`, SUPPORTED_GROUPS);
     const value = stringValue(t, text, SUPPORTED_GROUPS);
     switch (bare(t.attrPath, SCIM_URN.group)) {
       case 'displayname':

@@ -47,9 +47,21 @@ export function presentGroup(row: ScimGroupRow, members: ScimMemberRow[] | undef
     ...(row.external_id !== null ? { externalId: row.external_id } : {}),
     displayName: row.name,
     ...(members
-      ? { members: members.map((m) => ({ value: m.user_id, $ref: `${baseUrl}/scim/v2/Users/${m.user_id}`, ...(memberNames ? { display: m.display } : {}), type: 'User' })) }
+      ? {
+          members: members.map((m) => ({
+            value: m.user_id,
+            $ref: `${baseUrl}/scim/v2/Users/${m.user_id}`,
+            ...(memberNames ? { display: m.display } : {}),
+            type: 'User',
+          })),
+        }
       : {}),
-    meta: { resourceType: 'Group', created: row.created_at.toISOString(), lastModified: row.updated_at.toISOString(), location: `${baseUrl}/scim/v2/Groups/${row.id}` },
+    meta: {
+      resourceType: 'Group',
+      created: row.created_at.toISOString(),
+      lastModified: row.updated_at.toISOString(),
+      location: `${baseUrl}/scim/v2/Groups/${row.id}`,
+    },
   };
 }
 
@@ -61,7 +73,8 @@ export function groupFields(state: ScimJson): GroupFields {
   const members = list.map((m, i) => {
     const value = typeof m.value === 'string' ? m.value.trim() : '';
     if (!isId(value)) throw invalidValue(`members[${i}].value: must be the id of a User.`);
-    if (m.type !== undefined && String(m.type).toLowerCase() !== 'user') throw invalidValue(`members[${i}].type: only User members are supported (groups do not nest).`);
+    if (m.type !== undefined && String(m.type).toLowerCase() !== 'user')
+      throw invalidValue(`members[${i}].type: only User members are supported (groups do not nest).`);
     return value;
   });
   return { displayName, externalId: text(state.externalId), members: [...new Set(members)] };

@@ -43,12 +43,20 @@ export class ScimGroupsRepository {
 
   /** Whether another group of the organisation has this name, ignoring case. */
   async nameTaken(m: EntityManager, organisationId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows = await m.query(`SELECT 1 FROM groups WHERE organisation_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3::bigint`, [organisationId, name, exceptId]);
+    const rows = await m.query(`SELECT 1 FROM groups WHERE organisation_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3::bigint`, [
+      organisationId,
+      name,
+      exceptId,
+    ]);
     return rows.length > 0;
   }
 
   async externalIdTaken(m: EntityManager, organisationId: string, externalId: string, exceptId: string | null): Promise<boolean> {
-    const rows = await m.query(`SELECT 1 FROM scim_groups WHERE organisation_id = $1 AND external_id = $2 AND group_id IS DISTINCT FROM $3::bigint`, [organisationId, externalId, exceptId]);
+    const rows = await m.query(`SELECT 1 FROM scim_groups WHERE organisation_id = $1 AND external_id = $2 AND group_id IS DISTINCT FROM $3::bigint`, [
+      organisationId,
+      externalId,
+      exceptId,
+    ]);
     return rows.length > 0;
   }
 
@@ -88,21 +96,25 @@ export class ScimGroupsRepository {
   async place(m: EntityManager, groupId: string | null, people: string[], invitations: string[], from?: string): Promise<string[]> {
     const left = new Set<string>();
     if (people.length > 0) {
-      const rows: Array<{ old: string | null }> = await m.query(
-        `UPDATE people p SET group_id = $1, updated_at = now() FROM people o
+      const rows: Array<{ old: string | null }> = await m
+        .query(
+          `UPDATE people p SET group_id = $1, updated_at = now() FROM people o
           WHERE p.id = o.id AND p.id = ANY($2::bigint[]) AND p.group_id IS DISTINCT FROM $1::bigint ${from ? 'AND p.group_id = $3' : ''}
           RETURNING o.group_id AS old`,
-        from ? [groupId, people, from] : [groupId, people],
-      ).then((r: [Array<{ old: string | null }>, number]) => r[0]);
+          from ? [groupId, people, from] : [groupId, people],
+        )
+        .then((r: [Array<{ old: string | null }>, number]) => r[0]);
       rows.forEach((r) => r.old !== null && left.add(String(r.old)));
     }
     if (invitations.length > 0) {
-      const rows: Array<{ old: string | null }> = await m.query(
-        `UPDATE invitations i SET group_id = $1 FROM invitations o
+      const rows: Array<{ old: string | null }> = await m
+        .query(
+          `UPDATE invitations i SET group_id = $1 FROM invitations o
           WHERE i.id = o.id AND i.id = ANY($2::bigint[]) AND i.group_id IS DISTINCT FROM $1::bigint ${from ? 'AND i.group_id = $3' : ''}
           RETURNING o.group_id AS old`,
-        from ? [groupId, invitations, from] : [groupId, invitations],
-      ).then((r: [Array<{ old: string | null }>, number]) => r[0]);
+          from ? [groupId, invitations, from] : [groupId, invitations],
+        )
+        .then((r: [Array<{ old: string | null }>, number]) => r[0]);
       rows.forEach((r) => r.old !== null && left.add(String(r.old)));
     }
     return [...left];

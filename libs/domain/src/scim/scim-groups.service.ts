@@ -14,7 +14,8 @@ import { ScimMembership } from './scim-membership';
 import { applyScimPatch, ScimJson, readScimResource } from './scim-patch';
 import { GROUP_RESOURCE } from './scim-schemas';
 
-const nameTaken = (name: string) => uniqueness(`displayName: "${name}" is already the name of a group in this organisation (names are compared ignoring case).`);
+const nameTaken = (name: string) =>
+  uniqueness(`displayName: "${name}" is already the name of a group in this organisation (names are compared ignoring case).`);
 const hasKey = (body: unknown, key: string) =>
   body !== null && typeof body === 'object' && Object.keys(body).some((k) => k.toLowerCase() === key.toLowerCase());
 
@@ -41,8 +42,15 @@ export class ScimGroupsService {
     const conditions = filter === undefined ? [] : parseGroupFilter(filter);
     const m = this.tx.manager;
     const totalResults = await this.repo.count(m, org, conditions);
-    const rows = page.count > 0 && page.startIndex <= totalResults ? await this.repo.find(m, org, conditions, { offset: page.startIndex - 1, limit: page.count }) : [];
-    const members = withMembers ? await this.repo.members(m, org, rows.map((r) => String(r.id))) : undefined;
+    const rows =
+      page.count > 0 && page.startIndex <= totalResults ? await this.repo.find(m, org, conditions, { offset: page.startIndex - 1, limit: page.count }) : [];
+    const members = withMembers
+      ? await this.repo.members(
+          m,
+          org,
+          rows.map((r) => String(r.id)),
+        )
+      : undefined;
     return { totalResults, startIndex: page.startIndex, items: rows.map((r) => this.present(caller, r, members)) };
   }
 
@@ -79,7 +87,16 @@ export class ScimGroupsService {
       const row = await this.load(m, caller.organisationId, id);
       const members = await this.repo.members(m, caller.organisationId, [row.id]);
       const before = await this.claimed(m, row, members);
-      const next = groupFields(applyScimPatch(groupState(row, before.map((user_id) => ({ group_id: row.id, user_id, display: '' }))), body, GROUP_RESOURCE));
+      const next = groupFields(
+        applyScimPatch(
+          groupState(
+            row,
+            before.map((user_id) => ({ group_id: row.id, user_id, display: '' })),
+          ),
+          body,
+          GROUP_RESOURCE,
+        ),
+      );
       await this.save(m, caller, row, before, next);
       return this.read(m, caller, id, true);
     });

@@ -62,7 +62,10 @@ export class ScimMembership {
         if (missing.length > 0) throw invalidValue(`members: there is no User ${missing.join(', ')} in this organisation.`);
         await this.groups.claim(m, groupId, adding);
         const elsewhere = rows.filter((r) => r.group_id !== null && String(r.group_id) !== groupId);
-        const kept = await this.groups.claimedWhereTheyAre(m, elsewhere.map((r) => ({ userId: String(r.id), groupId: String(r.group_id) })));
+        const kept = await this.groups.claimedWhereTheyAre(
+          m,
+          elsewhere.map((r) => ({ userId: String(r.id), groupId: String(r.group_id) })),
+        );
         const { people, invitations } = split(rows.filter((r) => !kept.has(String(r.id))));
         (await this.groups.place(m, groupId, people, invitations)).forEach((g) => touched.add(g));
       }
@@ -79,13 +82,22 @@ export class ScimMembership {
   async rehome(m: EntityManager, org: string, userIds: string[]): Promise<void> {
     if (userIds.length === 0) return;
     const touched = new Set<string>();
-    await this.toNextClaim(m, org, (await this.users.find(m, org, { ids: userIds })).filter((r) => r.group_id === null), null, touched);
+    await this.toNextClaim(
+      m,
+      org,
+      (await this.users.find(m, org, { ids: userIds })).filter((r) => r.group_id === null),
+      null,
+      touched,
+    );
     await this.groups.touch(m, [...touched]);
   }
 
   /** Puts people leaving group `from` (or in none) into their earliest standing claim, else none. */
   private async toNextClaim(m: EntityManager, org: string, rows: ScimUserRow[], from: string | null, touched: Set<string>): Promise<void> {
-    const next = await this.groups.firstClaims(m, rows.map((r) => String(r.id)));
+    const next = await this.groups.firstClaims(
+      m,
+      rows.map((r) => String(r.id)),
+    );
     const byTarget = new Map<string | null, ScimUserRow[]>();
     for (const r of rows) {
       const target = await this.fallback(m, org, next.get(String(r.id)) ?? null);

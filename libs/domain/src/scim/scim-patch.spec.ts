@@ -15,7 +15,12 @@ const user = (): ScimJson => ({
   active: true,
   emails: [{ value: 'ana@example.org', type: 'work', primary: true }],
 });
-const group = (...members: string[]): ScimJson => ({ schemas: [SCIM_URN.group], id: '3', displayName: 'Nurses', ...(members.length ? { members: members.map((value) => ({ value })) } : {}) });
+const group = (...members: string[]): ScimJson => ({
+  schemas: [SCIM_URN.group],
+  id: '3',
+  displayName: 'Nurses',
+  ...(members.length ? { members: members.map((value) => ({ value })) } : {}),
+});
 const error = (fn: () => unknown) => {
   try {
     fn();
@@ -28,11 +33,9 @@ const error = (fn: () => unknown) => {
 
 describe('readOperations', () => {
   it('takes op names in any capitalisation (Entra sends Add, Replace, Remove)', () => {
-    expect(readOperations(patch({ op: 'Add', path: 'title', value: 'x' }, { op: 'REPLACE', value: {} }, { op: 'remove', path: 'title' })).map((o) => o.op)).toEqual([
-      'add',
-      'replace',
-      'remove',
-    ]);
+    expect(
+      readOperations(patch({ op: 'Add', path: 'title', value: 'x' }, { op: 'REPLACE', value: {} }, { op: 'remove', path: 'title' })).map((o) => o.op),
+    ).toEqual(['add', 'replace', 'remove']);
   });
 
   it.each([
@@ -53,10 +56,18 @@ describe('applyScimPatch on a User', () => {
   });
 
   it('Entra: string booleans in any case', () => {
-    for (const [v, want] of [['True', true], ['False', false], ['false', false], ['TRUE', true]] as const) {
+    for (const [v, want] of [
+      ['True', true],
+      ['False', false],
+      ['false', false],
+      ['TRUE', true],
+    ] as const) {
       expect(applyScimPatch(user(), patch({ op: 'Replace', path: 'active', value: v }), USER_RESOURCE).active).toBe(want);
     }
-    expect(error(() => applyScimPatch(user(), patch({ op: 'Replace', path: 'active', value: 'yes' }), USER_RESOURCE))).toEqual({ status: 422, scimType: 'invalidValue' });
+    expect(error(() => applyScimPatch(user(), patch({ op: 'Replace', path: 'active', value: 'yes' }), USER_RESOURCE))).toEqual({
+      status: 422,
+      scimType: 'invalidValue',
+    });
   });
 
   it('Entra: a path-less Replace whose keys are dotted and SCIM_URN-prefixed', () => {
@@ -75,7 +86,12 @@ describe('applyScimPatch on a User', () => {
       }),
       USER_RESOURCE,
     );
-    expect(out).toMatchObject({ name: { givenName: 'Ana', familyName: 'López' }, displayName: 'Ana López', active: false, [ENT]: { employeeNumber: '1234', department: 'Care' } });
+    expect(out).toMatchObject({
+      name: { givenName: 'Ana', familyName: 'López' },
+      displayName: 'Ana López',
+      active: false,
+      [ENT]: { employeeNumber: '1234', department: 'Care' },
+    });
   });
 
   it('an extension SCIM_URN as a key whose value holds its attributes', () => {
@@ -103,29 +119,62 @@ describe('applyScimPatch on a User', () => {
 
   it('replace of a complex attribute keeps the sub-attributes not given (RFC 7644 §3.5.2.3); null clears one', () => {
     const start = { ...user(), name: { givenName: 'Ana', familyName: 'López' } };
-    expect(applyScimPatch(start, patch({ op: 'replace', path: 'name', value: { givenName: 'Anna' } }), USER_RESOURCE).name).toEqual({ givenName: 'Anna', familyName: 'López' });
+    expect(applyScimPatch(start, patch({ op: 'replace', path: 'name', value: { givenName: 'Anna' } }), USER_RESOURCE).name).toEqual({
+      givenName: 'Anna',
+      familyName: 'López',
+    });
     expect(applyScimPatch(start, patch({ op: 'replace', value: { name: { familyName: null } } }), USER_RESOURCE).name).toEqual({ givenName: 'Ana' });
   });
 
   it('accepts and ignores RFC attributes it does not keep, in paths and values', () => {
-    const out = applyScimPatch(user(), patch({ op: 'Add', path: 'x509Certificates', value: [{ value: 'MIIB' }] }, { op: 'Replace', value: { password: 'secret' } }), USER_RESOURCE);
+    const out = applyScimPatch(
+      user(),
+      patch({ op: 'Add', path: 'x509Certificates', value: [{ value: 'MIIB' }] }, { op: 'Replace', value: { password: 'secret' } }),
+      USER_RESOURCE,
+    );
     expect(out).toEqual(user());
   });
 
   it('keeps the RFC attributes the platform has no field for (issue 11), in paths and values', () => {
-    const out = applyScimPatch(user(), patch({ op: 'Add', path: 'phoneNumbers[type eq "work"].value', value: '+1' }, { op: 'Replace', value: { preferredLanguage: 'en', locale: 'en-US' } }), USER_RESOURCE);
+    const out = applyScimPatch(
+      user(),
+      patch({ op: 'Add', path: 'phoneNumbers[type eq "work"].value', value: '+1' }, { op: 'Replace', value: { preferredLanguage: 'en', locale: 'en-US' } }),
+      USER_RESOURCE,
+    );
     expect(out).toEqual({ ...user(), phoneNumbers: [{ type: 'work', value: '+1' }], preferredLanguage: 'en', locale: 'en-US' });
   });
 
   it('"" clears a string as null does (Entra\'s null update), but is no boolean', () => {
     const start: ScimJson = { ...user(), title: 'Nurse', name: { givenName: 'Ana' } };
-    const out = applyScimPatch(start, patch({ op: 'Replace', path: 'emails[type eq "work"].value', value: '' }, { op: 'Replace', path: 'title', value: '' }, { op: 'Replace', value: { 'name.givenName': '' } }), USER_RESOURCE);
+    const out = applyScimPatch(
+      start,
+      patch(
+        { op: 'Replace', path: 'emails[type eq "work"].value', value: '' },
+        { op: 'Replace', path: 'title', value: '' },
+        { op: 'Replace', value: { 'name.givenName': '' } },
+      ),
+      USER_RESOURCE,
+    );
     expect(out).toEqual({ schemas: start.schemas, id: start.id, userName: start.userName, displayName: 'Ana', active: true });
-    expect(error(() => applyScimPatch(start, patch({ op: 'Replace', path: 'active', value: '' }), USER_RESOURCE))).toEqual({ status: 422, scimType: 'invalidValue' });
+    expect(error(() => applyScimPatch(start, patch({ op: 'Replace', path: 'active', value: '' }), USER_RESOURCE))).toEqual({
+      status: 422,
+      scimType: 'invalidValue',
+    });
   });
 
   it('add to a multi-valued attribute appends, without duplicates; the last primary wins', () => {
-    const out = applyScimPatch(user(), patch({ op: 'add', path: 'emails', value: [{ value: 'ANA@example.org', type: 'work' }, { value: 'h@home.example', type: 'home', primary: true }] }), USER_RESOURCE);
+    const out = applyScimPatch(
+      user(),
+      patch({
+        op: 'add',
+        path: 'emails',
+        value: [
+          { value: 'ANA@example.org', type: 'work' },
+          { value: 'h@home.example', type: 'home', primary: true },
+        ],
+      }),
+      USER_RESOURCE,
+    );
     expect(out.emails).toEqual([
       { value: 'ANA@example.org', type: 'work', primary: false },
       { value: 'h@home.example', type: 'home', primary: true },
@@ -165,12 +214,17 @@ describe('applyScimPatch on a Group', () => {
 
   it('Okta: rename with a path-less replace carrying {id, displayName}', () => {
     expect(applyScimPatch(group(), patch({ op: 'replace', value: { id: '3', displayName: 'Carers' } }), GROUP_RESOURCE).displayName).toBe('Carers');
-    expect(error(() => applyScimPatch(group(), patch({ op: 'replace', value: { id: '4', displayName: 'Carers' } }), GROUP_RESOURCE))).toEqual({ status: 400, scimType: 'mutability' });
+    expect(error(() => applyScimPatch(group(), patch({ op: 'replace', value: { id: '4', displayName: 'Carers' } }), GROUP_RESOURCE))).toEqual({
+      status: 400,
+      scimType: 'mutability',
+    });
   });
 
   it('Okta: remove with members[value eq "…"], add with members values, replace of the whole list', () => {
     expect(ids(applyScimPatch(group('1', '2'), patch({ op: 'remove', path: 'members[value eq "2"]' }), GROUP_RESOURCE))).toEqual(['1']);
-    expect(ids(applyScimPatch(group('1'), patch({ op: 'add', path: 'members', value: [{ value: '2', display: 'B' }, { value: '1' }] }), GROUP_RESOURCE))).toEqual(['1', '2']);
+    expect(
+      ids(applyScimPatch(group('1'), patch({ op: 'add', path: 'members', value: [{ value: '2', display: 'B' }, { value: '1' }] }), GROUP_RESOURCE)),
+    ).toEqual(['1', '2']);
     expect(ids(applyScimPatch(group('1', '2'), patch({ op: 'replace', path: 'members', value: [{ value: '3' }] }), GROUP_RESOURCE))).toEqual(['3']);
     expect(ids(applyScimPatch(group('1', '2'), patch({ op: 'replace', path: 'members', value: [] }), GROUP_RESOURCE))).toEqual([]);
   });
@@ -187,8 +241,11 @@ describe('applyScimPatch on a Group', () => {
     expect(ids(applyScimPatch(group('1'), patch({ op: 'remove', path: 'members[value eq "9"]' }), GROUP_RESOURCE))).toEqual(['1']);
   });
 
-  it('changing a member\'s value is refused (it is immutable)', () => {
-    expect(error(() => applyScimPatch(group('1'), patch({ op: 'replace', path: 'members[value eq "1"].value', value: '2' }), GROUP_RESOURCE))).toEqual({ status: 400, scimType: 'mutability' });
+  it("changing a member's value is refused (it is immutable)", () => {
+    expect(error(() => applyScimPatch(group('1'), patch({ op: 'replace', path: 'members[value eq "1"].value', value: '2' }), GROUP_RESOURCE))).toEqual({
+      status: 400,
+      scimType: 'mutability',
+    });
   });
 });
 
@@ -223,7 +280,10 @@ describe('readScimResource', () => {
   });
 
   it('Entra group create: an extra Microsoft schema URI is fine; the core one is required', () => {
-    const out = readScimResource({ schemas: [SCIM_URN.group, 'http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group'], displayName: 'G', members: [] }, GROUP_RESOURCE);
+    const out = readScimResource(
+      { schemas: [SCIM_URN.group, 'http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group'], displayName: 'G', members: [] },
+      GROUP_RESOURCE,
+    );
     expect(out).toEqual({ displayName: 'G' });
     expect(error(() => readScimResource({ displayName: 'G' }, GROUP_RESOURCE))).toEqual({ status: 400, scimType: 'invalidSyntax' });
   });

@@ -21,7 +21,8 @@ interface Context {
 
 const isObject = (v: unknown): v is ScimJson => v !== null && typeof v === 'object' && !Array.isArray(v);
 const keyOf = (o: ScimJson, name: string) => Object.keys(o).find((k) => k.toLowerCase() === name.toLowerCase());
-const hasSchema = (schemas: unknown, urn: string) => Array.isArray(schemas) && schemas.some((s) => typeof s === 'string' && s.toLowerCase() === urn.toLowerCase());
+const hasSchema = (schemas: unknown, urn: string) =>
+  Array.isArray(schemas) && schemas.some((s) => typeof s === 'string' && s.toLowerCase() === urn.toLowerCase());
 
 /** The operations of an RFC 7644 §3.5.2 PatchOp body; op names in any capitalisation. */
 export function readOperations(body: unknown): PatchOperation[] {
@@ -198,7 +199,8 @@ function applyMulti(container: ScimJson, op: PatchOpName, target: Extract<PathTa
       if (!sub || sub.name === 'value') list = list.filter((x) => !matched.has(x));
       else list = list.map((x) => (matched.has(x) ? withoutKey(x as ScimJson, sub.name) : x));
     } else {
-      const patchOf = (x: ScimJson): ScimJson => (sub ? { ...x, [sub.name]: coerceSimple(sub, value, where) } : { ...x, ...coerceComplex(attr, value, where, false) });
+      const patchOf = (x: ScimJson): ScimJson =>
+        sub ? { ...x, [sub.name]: coerceSimple(sub, value, where) } : { ...x, ...coerceComplex(attr, value, where, false) };
       if (matched.size > 0) {
         list = list.map((x) => {
           if (!matched.has(x)) return x;

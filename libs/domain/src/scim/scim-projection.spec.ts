@@ -29,13 +29,22 @@ describe('project', () => {
       name: { givenName: 'Ana' },
       emails: [{ value: 'ana@example.org' }],
     });
-    expect(projectResource(user, USER_RESOURCE, { attributes: [`${SCIM_URN.enterprise}:employeeNumber`] })).toEqual({ schemas: user.schemas, id: '7', [SCIM_URN.enterprise]: { employeeNumber: '42' } });
+    expect(projectResource(user, USER_RESOURCE, { attributes: [`${SCIM_URN.enterprise}:employeeNumber`] })).toEqual({
+      schemas: user.schemas,
+      id: '7',
+      [SCIM_URN.enterprise]: { employeeNumber: '42' },
+    });
     expect(projectResource(user, USER_RESOURCE, { attributes: [SCIM_URN.enterprise] })[SCIM_URN.enterprise]).toEqual(user[SCIM_URN.enterprise]);
-    expect(projectResource(user, USER_RESOURCE, { attributes: [`${SCIM_URN.user}:userName`, 'name.givenName', 'name.familyName'] }).name).toEqual({ givenName: 'Ana', familyName: 'López' });
+    expect(projectResource(user, USER_RESOURCE, { attributes: [`${SCIM_URN.user}:userName`, 'name.givenName', 'name.familyName'] }).name).toEqual({
+      givenName: 'Ana',
+      familyName: 'López',
+    });
   });
 
   it('excludedAttributes: drops the named ones, never id or schemas', () => {
-    const out = projectResource(user, USER_RESOURCE, { excludedAttributes: ['emails', 'id', 'schemas', 'name.formatted', `${SCIM_URN.enterprise}:department`, 'meta'] });
+    const out = projectResource(user, USER_RESOURCE, {
+      excludedAttributes: ['emails', 'id', 'schemas', 'name.formatted', `${SCIM_URN.enterprise}:department`, 'meta'],
+    });
     expect(out).toEqual({
       schemas: user.schemas,
       id: '7',

@@ -104,8 +104,18 @@ export function projectResource(resource: ScimJson, def: ResourceDef, projection
 
 /** Whether the answer will carry `name` (a top-level core attribute): lets a list skip loading it. */
 export function projectionIncludes(def: ResourceDef, projection: Projection, name: string): boolean {
-  const named = (list?: string[]) => list?.some((p) => { const s = spec(p, def); return s.container === null && s.name?.toLowerCase() === name.toLowerCase(); }) ?? false;
+  const named = (list?: string[]) =>
+    list?.some((p) => {
+      const s = spec(p, def);
+      return s.container === null && s.name?.toLowerCase() === name.toLowerCase();
+    }) ?? false;
   if (projection.attributes && !named(projection.attributes)) return false;
-  if (projection.excludedAttributes?.some((p) => { const s = spec(p, def); return s.container === null && !s.sub && s.name?.toLowerCase() === name.toLowerCase(); })) return false;
+  if (
+    projection.excludedAttributes?.some((p) => {
+      const s = spec(p, def);
+      return s.container === null && !s.sub && s.name?.toLowerCase() === name.toLowerCase();
+    })
+  )
+    return false;
   return true;
 }

@@ -205,16 +205,20 @@ export const GROUP_SCHEMA: SchemaDef = {
   description: 'A group of the organisation. Created through SCIM it holds no permissions.',
   attributes: [
     attr('displayName', 'The group name, unique in the organisation ignoring case.', { required: true, uniqueness: 'server', maxLength: 100 }),
-    attr('members', 'The people in the group. A person is in at most one group: the group that claimed them first keeps them; an add here waits until it lets them go.', {
-      type: 'complex',
-      multiValued: true,
-      subAttributes: [
-        attr('value', 'The id of a User.', { mutability: 'immutable', caseExact: true }),
-        attr('$ref', 'The URI of the User.', { type: 'reference', referenceTypes: ['User'], mutability: 'readOnly', caseExact: true }),
-        attr('display', 'The name of the User.', { mutability: 'readOnly' }),
-        attr('type', 'Always "User" (groups do not nest).', { mutability: 'immutable', canonicalValues: ['User'] }),
-      ],
-    }),
+    attr(
+      'members',
+      'The people in the group. A person is in at most one group: the group that claimed them first keeps them; an add here waits until it lets them go.',
+      {
+        type: 'complex',
+        multiValued: true,
+        subAttributes: [
+          attr('value', 'The id of a User.', { mutability: 'immutable', caseExact: true }),
+          attr('$ref', 'The URI of the User.', { type: 'reference', referenceTypes: ['User'], mutability: 'readOnly', caseExact: true }),
+          attr('display', 'The name of the User.', { mutability: 'readOnly' }),
+          attr('type', 'Always "User" (groups do not nest).', { mutability: 'immutable', canonicalValues: ['User'] }),
+        ],
+      },
+    ),
     externalId('group'),
   ],
   ignored: [],
@@ -224,8 +228,7 @@ export const USER_RESOURCE: ResourceDef = { name: 'User', endpoint: '/Users', co
 export const GROUP_RESOURCE: ResourceDef = { name: 'Group', endpoint: '/Groups', core: GROUP_SCHEMA, extensions: [], common: [ID, META] };
 
 /** Case-insensitive lookup of an attribute by name. */
-export const findAttr = (list: AttrDef[] | undefined, name: string): AttrDef | undefined =>
-  list?.find((a) => a.name.toLowerCase() === name.toLowerCase());
+export const findAttr = (list: AttrDef[] | undefined, name: string): AttrDef | undefined => list?.find((a) => a.name.toLowerCase() === name.toLowerCase());
 
 export const isIgnoredAttr = (list: string[] | undefined, name: string): boolean => !!list?.some((n) => n.toLowerCase() === name.toLowerCase());
 

@@ -2,7 +2,20 @@ import { invalidValue } from './scim-error';
 import type { ScimJson } from './scim-patch';
 
 /** Core attributes the platform has no field for, kept as written (see KEPT_USER_ATTRIBUTES). */
-const CORE = ['nickName', 'profileUrl', 'userType', 'preferredLanguage', 'locale', 'timezone', 'phoneNumbers', 'ims', 'photos', 'addresses', 'entitlements', 'roles'];
+const CORE = [
+  'nickName',
+  'profileUrl',
+  'userType',
+  'preferredLanguage',
+  'locale',
+  'timezone',
+  'phoneNumbers',
+  'ims',
+  'photos',
+  'addresses',
+  'entitlements',
+  'roles',
+];
 const NAME = ['middleName', 'honorificPrefix', 'honorificSuffix'];
 const ENTERPRISE = ['costCenter', 'organization', 'division'];
 const MAX_VALUES = 20;

@@ -15,7 +15,15 @@ describe('userFields', () => {
       emails: [{ value: 'ana@home.example', type: 'home', primary: true }],
       [SCIM_URN.enterprise]: { employeeNumber: '42', manager: { value: '9' } },
     });
-    expect(f).toMatchObject({ userName: 'Ana.Lopez@example.org', givenName: 'Ana', familyName: null, title: 'Nurse', active: false, employeeNumber: '42', managerId: '9' });
+    expect(f).toMatchObject({
+      userName: 'Ana.Lopez@example.org',
+      givenName: 'Ana',
+      familyName: null,
+      title: 'Nurse',
+      active: false,
+      employeeNumber: '42',
+      managerId: '9',
+    });
     expect(f.emails).toEqual([{ value: 'ana@home.example', type: 'home', primary: true }]);
   });
 
@@ -25,7 +33,7 @@ describe('userFields', () => {
     ['an email value that is not an address', { userName: 'a@b.example', emails: [{ value: 'nope' }] }],
     ['an email without a value', { userName: 'a@b.example', emails: [{ type: 'work' }] }],
     ['a manager that is not an id', { userName: 'a@b.example', [SCIM_URN.enterprise]: { manager: { value: 'abc' } } }],
-  ])('refuses %s with invalidValue (422, the contract\'s validation_failed)', (_, state) => {
+  ])("refuses %s with invalidValue (422, the contract's validation_failed)", (_, state) => {
     try {
       userFields(state);
       throw new Error('accepted');

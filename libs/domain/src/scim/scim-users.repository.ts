@@ -53,7 +53,8 @@ function where(organisationId: string, q: UserQuery): { sql: string; params: unk
     if (c.attr === 'userName') parts.push(`s.email_key = lower(${add(c.value)})`);
     else if (c.attr === 'externalId') parts.push(`s.external_id = ${add(c.value)}`);
     else if (c.attr === 'displayName') parts.push(`lower(btrim(${DISPLAY_NAME})) = lower(btrim(${add(c.value)})) AND btrim(${DISPLAY_NAME}) <> ''`);
-    else if (c.attr === 'email') parts.push(`s.email_keys @> ARRAY[${add(c.type ? `${c.type.toLowerCase()}|${c.value.toLowerCase()}` : `*${c.value.toLowerCase()}`)}]::text[]`);
+    else if (c.attr === 'email')
+      parts.push(`s.email_keys @> ARRAY[${add(c.type ? `${c.type.toLowerCase()}|${c.value.toLowerCase()}` : `*${c.value.toLowerCase()}`)}]::text[]`);
   }
   return { sql: parts.join(' AND '), params };
 }
@@ -108,7 +109,10 @@ export class ScimUsersRepository {
 
   /** The scim_users row of an address, live or not (made by the triggers when the address joined or was invited). */
   async rowIdOf(m: EntityManager, organisationId: string, address: string): Promise<string | null> {
-    const rows: Array<{ id: string }> = await m.query(`SELECT id FROM scim_users WHERE organisation_id = $1 AND email_key = lower($2)`, [organisationId, address]);
+    const rows: Array<{ id: string }> = await m.query(`SELECT id FROM scim_users WHERE organisation_id = $1 AND email_key = lower($2)`, [
+      organisationId,
+      address,
+    ]);
     return rows[0] ? String(rows[0].id) : null;
   }
 
@@ -132,8 +136,17 @@ export class ScimUsersRepository {
               department = $7, manager_id = $8, emails = $9::jsonb, email_keys = $10::text[], attributes = $11::jsonb, updated_at = now()
         WHERE id = $1`,
       [
-        id, f.externalId, f.givenName, f.familyName, f.formatted, f.employeeNumber, f.department, f.managerId,
-        f.emails ? JSON.stringify(f.emails) : null, emailKeys(f.emails), JSON.stringify(attributes),
+        id,
+        f.externalId,
+        f.givenName,
+        f.familyName,
+        f.formatted,
+        f.employeeNumber,
+        f.department,
+        f.managerId,
+        f.emails ? JSON.stringify(f.emails) : null,
+        emailKeys(f.emails),
+        JSON.stringify(attributes),
       ],
     );
   }

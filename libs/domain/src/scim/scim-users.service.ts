@@ -39,7 +39,9 @@ export class ScimUsersService {
     const m = this.tx.manager;
     const totalResults = await this.repo.count(m, caller.organisationId, query);
     const rows =
-      page.count > 0 && page.startIndex <= totalResults ? await this.repo.find(m, caller.organisationId, query, { offset: page.startIndex - 1, limit: page.count }) : [];
+      page.count > 0 && page.startIndex <= totalResults
+        ? await this.repo.find(m, caller.organisationId, query, { offset: page.startIndex - 1, limit: page.count })
+        : [];
     return { totalResults, startIndex: page.startIndex, items: rows.map((r) => this.present(caller, r)) };
   }
 
@@ -157,7 +159,8 @@ export class ScimUsersService {
   }
 
   private async assertExternalIdFree(m: EntityManager, org: string, externalId: string, exceptId: string | null): Promise<void> {
-    if (!(await this.repo.externalIdFree(m, org, externalId, exceptId))) throw uniqueness(`externalId: "${externalId}" is already used by another User of this organisation.`);
+    if (!(await this.repo.externalIdFree(m, org, externalId, exceptId)))
+      throw uniqueness(`externalId: "${externalId}" is already used by another User of this organisation.`);
   }
 
   private async assertManager(m: EntityManager, org: string, managerId: string | null, selfId: string | null): Promise<void> {

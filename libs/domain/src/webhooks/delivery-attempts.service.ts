@@ -22,7 +22,6 @@ const BATCH_MAX = 200;
 export const RECORD_PATIENCE_MS = 10 * 60_000;
 const RECORD_BACKOFF_MS = [200, 500, 1000, 2000, 5000];
 
-
 export type AttemptOutcome =
   /** No such delivery, or it is delivered, failed or given up: nothing to do. */
   | { kind: 'nothing' }

@@ -1,6 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { CHANNELS } from '@app/database';
-import { Clock, CursorCodec, DEFAULT_PAGE_SIZE, isId, MAX_PAGE_SIZE, notFound, Page, PageRequest, paginateRows, TransactionHost, validationFailed } from '@app/core';
+import {
+  Clock,
+  CursorCodec,
+  DEFAULT_PAGE_SIZE,
+  isId,
+  MAX_PAGE_SIZE,
+  notFound,
+  Page,
+  PageRequest,
+  paginateRows,
+  TransactionHost,
+  validationFailed,
+} from '@app/core';
 import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { DELIVERY_COLUMNS, toAttempt, toDelivery } from './webhook-rows';
@@ -57,16 +69,15 @@ export class DeliveryLogService {
   /** One delivery with its attempts. */
   async get(deliveryId: string, organisationId?: string): Promise<LoggedDelivery> {
     const [row] = isDeliveryId(deliveryId)
-      ? await this.tx.manager.query(
-          `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND ($2::bigint IS NULL OR organisation_id = $2)`,
-          [deliveryId, organisationId ?? null],
-        )
+      ? await this.tx.manager.query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND ($2::bigint IS NULL OR organisation_id = $2)`, [
+          deliveryId,
+          organisationId ?? null,
+        ])
       : [];
     if (!row) throw notFound('delivery');
-    const attempts: Array<Record<string, unknown>> = await this.tx.manager.query(
-      `SELECT * FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY id`,
-      [deliveryId],
-    );
+    const attempts: Array<Record<string, unknown>> = await this.tx.manager.query(`SELECT * FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY id`, [
+      deliveryId,
+    ]);
     return { delivery: toDelivery(row), attempts: attempts.map(toAttempt) };
   }
 

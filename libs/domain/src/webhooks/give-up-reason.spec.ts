@@ -38,7 +38,7 @@ describe('giveUpReason: the checks before every attempt', () => {
     ['the integrations module is off', { module_enabled: false }, 'integrations_module_off'],
     ['the policy was withdrawn', { accepted_policy_version: null }, 'integrations_policy_withdrawn'],
     ['a newer policy is not accepted', { accepted_policy_version: 2 }, 'integrations_policy_withdrawn'],
-    ['the connection lost the event\'s scope', { scopes: ['summaries:read'] }, 'connection_lacks_scope'],
+    ["the connection lost the event's scope", { scopes: ['summaries:read'] }, 'connection_lacks_scope'],
   ])('%s: %j → %s', (_, over, reason) => {
     expect(giveUpReason(due(over))).toBe(reason);
   });
@@ -56,7 +56,14 @@ describe('giveUpReason: the checks before every attempt', () => {
       order.push(giveUpReason(due(left))!);
       delete left[key];
     }
-    expect(order).toEqual(['webhook_removed', 'webhook_switched_off', 'connection_revoked', 'integrations_module_off', 'integrations_policy_withdrawn', 'connection_lacks_scope']);
+    expect(order).toEqual([
+      'webhook_removed',
+      'webhook_switched_off',
+      'connection_revoked',
+      'integrations_module_off',
+      'integrations_policy_withdrawn',
+      'connection_lacks_scope',
+    ]);
     expect(giveUpReason(due(left))).toBeNull();
   });
 });

@@ -43,10 +43,14 @@ describe('MicroBatch', () => {
 
   it('with a window, gathers calls made across turns', async () => {
     const runs: number[][] = [];
-    const batch = new MicroBatch<number, number>(async (items) => {
-      runs.push(items);
-      return items;
-    }, 100, 30);
+    const batch = new MicroBatch<number, number>(
+      async (items) => {
+        runs.push(items);
+        return items;
+      },
+      100,
+      30,
+    );
     const first = batch.push(1);
     await new Promise((r) => setImmediate(r));
     const second = batch.push(2);

@@ -36,12 +36,14 @@ export class MicroBatch<I, O> {
     this.scheduled = false;
     const batch = this.pending.splice(0, this.pending.length);
     if (batch.length === 0) return;
-    this.run(batch.map((b) => b.item)).then(
-      (outs) => {
-        if (outs.length !== batch.length) throw new Error(`micro-batch: ${outs.length} results for ${batch.length} items`);
-        batch.forEach((b, i) => b.resolve(outs[i]));
-      },
-      (err) => batch.forEach((b) => b.reject(err)),
-    ).catch((err) => batch.forEach((b) => b.reject(err)));
+    this.run(batch.map((b) => b.item))
+      .then(
+        (outs) => {
+          if (outs.length !== batch.length) throw new Error(`micro-batch: ${outs.length} results for ${batch.length} items`);
+          batch.forEach((b, i) => b.resolve(outs[i]));
+        },
+        (err) => batch.forEach((b) => b.reject(err)),
+      )
+      .catch((err) => batch.forEach((b) => b.reject(err)));
   }
 }

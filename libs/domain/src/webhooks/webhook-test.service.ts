@@ -37,7 +37,12 @@ export class WebhookTestService {
     private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
   ) {
-    this.outage = new RedisOutage(redis, new Logger(WebhookTestService.name), 'the 5 seconds between test calls are not counted', 'test calls are spaced again');
+    this.outage = new RedisOutage(
+      redis,
+      new Logger(WebhookTestService.name),
+      'the 5 seconds between test calls are not counted',
+      'test calls are spaced again',
+    );
   }
 
   async test(owner: { organisationId: string; connectionId: string }, webhookId: string): Promise<TestAnswer> {

@@ -9,8 +9,7 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
  * a host, no user name or password, no other port, no fragment, no space, backslash or NUL.
  * Not stated: whether the host is a public address, and what makes a bracketed IPv6 literal valid.
  */
-export const WEBHOOK_URL_PATTERN =
-  '^[Hh][Tt][Tt][Pp][Ss]://(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:443)?([/?][^\\\\#\\s\\u0000]*)?$';
+export const WEBHOOK_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]://(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:443)?([/?][^\\\\#\\s\\u0000]*)?$';
 
 export interface WebhookTarget {
   /** The host name as written in the url (lowercase, no brackets, no trailing dot). */
@@ -44,7 +43,10 @@ export function parseWebhookUrl(input: string): WebhookTarget {
   if (url.port !== '') throw validationFailed('url', `must use port 443, not ${url.port}`);
   if (url.username || url.password) throw validationFailed('url', 'must not carry a user name or password');
   if (url.hash) throw validationFailed('url', 'must not carry a fragment (#…)');
-  const hostname = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const hostname = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (!hostname) throw validationFailed('url', 'must name a host');
   if (isIP(hostname)) return { hostname, ipLiteral: hostname };
   if (hostname === 'localhost' || hostname.endsWith('.localhost')) throw validationFailed('url', `${hostname} is not a public address`);

@@ -74,10 +74,7 @@ export class WebhooksService {
   /** A webhook of this connection (another connection's, or a removed one, is not found). */
   async get(connectionId: string, id: string): Promise<WebhookEntity> {
     const [row] = isId(id)
-      ? await this.tx.manager.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND connection_id = $2 AND deleted_at IS NULL`, [
-          id,
-          connectionId,
-        ])
+      ? await this.tx.manager.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND connection_id = $2 AND deleted_at IS NULL`, [id, connectionId])
       : [];
     if (!row) throw notFound('webhook');
     return toWebhook(row);
@@ -116,9 +113,7 @@ export class WebhooksService {
   }
 
   private async assertFewerThanMax(connectionId: string): Promise<void> {
-    const [{ n }] = await this.tx.manager.query(`SELECT count(*)::int AS n FROM webhooks WHERE connection_id = $1 AND deleted_at IS NULL`, [
-      connectionId,
-    ]);
+    const [{ n }] = await this.tx.manager.query(`SELECT count(*)::int AS n FROM webhooks WHERE connection_id = $1 AND deleted_at IS NULL`, [connectionId]);
     if (n >= MAX_WEBHOOKS_PER_CONNECTION) {
       throw validationFailed('connection', `already holds ${MAX_WEBHOOKS_PER_CONNECTION} webhooks, the most it may; remove one first`);
     }

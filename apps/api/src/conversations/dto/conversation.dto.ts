@@ -47,7 +47,7 @@ export class TurnDto {
   @ApiProperty({ example: 'caseworker', description: 'Who spoke, as the interpreting app labels them.' })
   speaker: string;
 
-  @ApiProperty({ ...LANGUAGE, example: 'en', description: 'The language spoken: one of the conversation\'s two.' })
+  @ApiProperty({ ...LANGUAGE, example: 'en', description: "The language spoken: one of the conversation's two." })
   language: string;
 
   @ApiProperty({ example: 'How can I help you today?', description: 'What was said, in `language`.' })

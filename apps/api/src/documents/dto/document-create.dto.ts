@@ -7,7 +7,7 @@ import { ID_SCHEMA_PATTERN, IsIdOf } from '../../common/id-docs';
 const CASE_DOC = 'The case to send the document in: an open case of this organisation (422 `validation_failed` naming `case_id` otherwise).';
 const TARGET_DOC = 'BCP 47 tag of the language to translate into, e.g. `es`, `pt-BR`, `zh-Hant`; it must be a supported language (see the API description).';
 const SOURCE_DOC =
-  'BCP 47 tag of the original\'s language. Optional: LibreTranslate and DeepL detect it when left out; Apertium needs it (then 422 `validation_failed` when missing).';
+  "BCP 47 tag of the original's language. Optional: LibreTranslate and DeepL detect it when left out; Apertium needs it (then 422 `validation_failed` when missing).";
 
 /** The fields shared by both request shapes. */
 class DocumentCreateFields {

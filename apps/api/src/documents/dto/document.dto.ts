@@ -4,18 +4,18 @@ import { ID_SCHEMA_PATTERN } from '../../common/id-docs';
 
 /** The translation of a document, inline, in the format of the original. */
 export class DocumentTranslationDto {
-  @ApiProperty({ example: 'es', description: 'BCP 47 tag of the language translated into (the document\'s `target_language`).' })
+  @ApiProperty({ example: 'es', description: "BCP 47 tag of the language translated into (the document's `target_language`)." })
   language: string;
 
   @ApiProperty({
     example: 'text/plain',
-    description: 'Media type of the translation: the same as the original\'s (`text/plain`, `text/markdown`, `text/html`, all UTF-8, or the .docx type).',
+    description: "Media type of the translation: the same as the original's (`text/plain`, `text/markdown`, `text/html`, all UTF-8, or the .docx type).",
   })
   media_type: string;
 
   @ApiProperty({
     enum: ['utf-8', 'base64'],
-    description: 'How `content` carries the translation: the text itself (`utf-8`) for text formats, base64 of the file\'s bytes for .docx.',
+    description: "How `content` carries the translation: the text itself (`utf-8`) for text formats, base64 of the file's bytes for .docx.",
   })
   encoding: 'utf-8' | 'base64';
 
@@ -37,7 +37,7 @@ export class DocumentDto {
   @ApiProperty({ example: '42', pattern: ID_SCHEMA_PATTERN, description: 'The case the document was sent in.' })
   case_id: string;
 
-  @ApiProperty({ type: 'string', nullable: true, example: 'letter.docx', description: 'The file\'s name as sent (base name only); null for text sent as JSON.' })
+  @ApiProperty({ type: 'string', nullable: true, example: 'letter.docx', description: "The file's name as sent (base name only); null for text sent as JSON." })
   name: string | null;
 
   @ApiProperty({
@@ -52,7 +52,12 @@ export class DocumentDto {
   @ApiProperty({ type: 'integer', minimum: 1, example: 18342, description: 'Size of the original in bytes (UTF-8 for text sent as JSON).' })
   size_bytes: number;
 
-  @ApiProperty({ type: 'string', nullable: true, example: 'en', description: 'BCP 47 tag of the original\'s language, as sent (canonical form); null when the engine detects it.' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'en',
+    description: "BCP 47 tag of the original's language, as sent (canonical form); null when the engine detects it.",
+  })
   source_language: string | null;
 
   @ApiProperty({ example: 'es', description: 'BCP 47 tag of the language to translate into (canonical form).' })
@@ -69,7 +74,8 @@ export class DocumentDto {
     type: 'string',
     nullable: true,
     example: null,
-    description: 'Why the document could not be translated (the engine\'s refusal, an unsupported language pair, no engine configured); null unless `state` is `failed`.',
+    description:
+      "Why the document could not be translated (the engine's refusal, an unsupported language pair, no engine configured); null unless `state` is `failed`.",
   })
   failure_reason: string | null;
 

@@ -35,7 +35,13 @@ export class UpdateGroupDto {
   @MaxLength(100)
   name?: string;
 
-  @ApiPropertyOptional({ type: String, isArray: true, maxItems: 50, example: ['conversations.start', 'people.manage'], description: `Replaces the list. ${CODES_DOC}` })
+  @ApiPropertyOptional({
+    type: String,
+    isArray: true,
+    maxItems: 50,
+    example: ['conversations.start', 'people.manage'],
+    description: `Replaces the list. ${CODES_DOC}`,
+  })
   @ValidateIf((o: UpdateGroupDto) => o.permissions !== undefined)
   @IsArray()
   @ArrayMaxSize(50)
@@ -45,7 +51,13 @@ export class UpdateGroupDto {
 }
 
 export class SetPermissionsDto {
-  @ApiProperty({ type: String, isArray: true, maxItems: 50, example: ['conversations.start', 'people.manage'], description: `The whole new list. ${CODES_DOC}` })
+  @ApiProperty({
+    type: String,
+    isArray: true,
+    maxItems: 50,
+    example: ['conversations.start', 'people.manage'],
+    description: `The whole new list. ${CODES_DOC}`,
+  })
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })

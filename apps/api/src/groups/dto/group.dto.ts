@@ -26,6 +26,6 @@ export class GroupDto {
 
 /** `{data: [code...]}`: the group's permission codes after the call. */
 export class PermissionCodesDto {
-  @ApiProperty({ type: String, isArray: true, example: ['conversations.start', 'people.manage'], description: 'The group\'s permission codes, sorted.' })
+  @ApiProperty({ type: String, isArray: true, example: ['conversations.start', 'people.manage'], description: "The group's permission codes, sorted." })
   data: string[];
 }

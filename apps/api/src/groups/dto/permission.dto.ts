@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 
 /** A code of the fixed permission catalogue. */
 export class PermissionDto {
-  @ApiProperty({ example: 'people.manage', description: 'The code used in a group\'s `permissions`.' })
+  @ApiProperty({ example: 'people.manage', description: "The code used in a group's `permissions`." })
   code: string;
 
   @ApiProperty({ example: 'Manage people and groups' })

@@ -11,7 +11,12 @@ export class InvitationDto {
   @ApiProperty({ example: 'sam.okafor@partner.example' })
   email: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'Sam Okafor', description: 'The name given when inviting; the person may type another when accepting.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Sam Okafor',
+    description: 'The name given when inviting; the person may type another when accepting.',
+  })
   name: string | null;
 
   @ApiProperty({ type: String, nullable: true, example: 'Interpreter coordinator' })

@@ -44,7 +44,7 @@ export class CreatedWebhookDto extends WebhookDto {
 
 /** What the test call found. */
 export class WebhookTestResultDto {
-  @ApiProperty({ example: '5f0c3e8a9b7d4c2e8f1a0b3c5d7e9f21', pattern: '^[0-9a-f]{32}$', description: 'Id of the test delivery (the body\'s `id`).' })
+  @ApiProperty({ example: '5f0c3e8a9b7d4c2e8f1a0b3c5d7e9f21', pattern: '^[0-9a-f]{32}$', description: "Id of the test delivery (the body's `id`)." })
   delivery_id: string;
 
   @ApiProperty({ description: 'Whether the address answered 2xx within 10 seconds.' })
@@ -57,7 +57,8 @@ export class WebhookTestResultDto {
     type: String,
     nullable: true,
     example: null,
-    description: 'What went wrong when it was not delivered (a status, a timeout, a connection or certificate error, an address that is not public); null when delivered.',
+    description:
+      'What went wrong when it was not delivered (a status, a timeout, a connection or certificate error, an address that is not public); null when delivered.',
   })
   error: string | null;
 

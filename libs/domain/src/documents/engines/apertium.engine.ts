@@ -46,7 +46,8 @@ function run(command: string, args: string[], timeoutMs: number): Promise<string
     child.on('close', (code) => {
       clearTimeout(timer);
       if (timedOut) return reject(new TranslationEngineError(`Apertium did not finish within ${timeoutMs} ms.`, false));
-      if (code !== 0) return reject(new TranslationEngineError(`Apertium exited with ${code}: ${Buffer.concat(err).toString('utf8').trim().slice(0, 300)}`, true));
+      if (code !== 0)
+        return reject(new TranslationEngineError(`Apertium exited with ${code}: ${Buffer.concat(err).toString('utf8').trim().slice(0, 300)}`, true));
       resolve(Buffer.concat(out).toString('utf8'));
     });
   });

@@ -66,6 +66,10 @@ export class DeepLEngine extends TranslationEngine {
       timeoutMs: this.options.timeoutMs ?? 60_000,
     });
     if (!Array.isArray(answer.translations)) throw new TranslationEngineError(`${this.name} answered without translations.`, false);
-    return expectTranslations(this.name, texts.length, answer.translations.map((t) => t?.text));
+    return expectTranslations(
+      this.name,
+      texts.length,
+      answer.translations.map((t) => t?.text),
+    );
   }
 }

@@ -17,8 +17,20 @@ const MAX_CONTENT_TYPES_BYTES = 1024 * 1024;
 const RUN_CONTAINERS = new Set(['w:hyperlink', 'w:ins', 'w:moveTo', 'w:smartTag', 'w:sdt', 'w:sdtContent', 'w:fldSimple', 'w:customXml', 'w:dir', 'w:bdo']);
 /** Markers between runs that do not interrupt the text (proofing, bookmarks, comment ranges). */
 const TRANSPARENT = new Set([
-  'w:pPr', 'w:rPr', 'w:proofErr', 'w:bookmarkStart', 'w:bookmarkEnd', 'w:permStart', 'w:permEnd', 'w:commentRangeStart', 'w:commentRangeEnd',
-  'w:lastRenderedPageBreak', 'w:moveFromRangeStart', 'w:moveFromRangeEnd', 'w:moveToRangeStart', 'w:moveToRangeEnd',
+  'w:pPr',
+  'w:rPr',
+  'w:proofErr',
+  'w:bookmarkStart',
+  'w:bookmarkEnd',
+  'w:permStart',
+  'w:permEnd',
+  'w:commentRangeStart',
+  'w:commentRangeEnd',
+  'w:lastRenderedPageBreak',
+  'w:moveFromRangeStart',
+  'w:moveFromRangeEnd',
+  'w:moveToRangeStart',
+  'w:moveToRangeEnd',
 ]);
 
 const elements = (node: Node): Element[] => Array.from(node.childNodes).filter((n): n is Element => n.nodeType === 1);

@@ -4,7 +4,16 @@ import { decodeUtf8, FormatHandler, TranslatableDocument } from './document-form
 /** Elements whose content is never translated (code, scripts, styles, embedded languages). */
 const SKIPPED = new Set(['script', 'style', 'template', 'textarea', 'code', 'kbd', 'samp', 'var', 'svg', 'math']);
 /** Attributes with words in them, on any element. */
-const TEXT_ATTRIBUTES = new Set(['title', 'alt', 'placeholder', 'aria-label', 'aria-description', 'aria-roledescription', 'aria-placeholder', 'aria-valuetext']);
+const TEXT_ATTRIBUTES = new Set([
+  'title',
+  'alt',
+  'placeholder',
+  'aria-label',
+  'aria-description',
+  'aria-roledescription',
+  'aria-placeholder',
+  'aria-valuetext',
+]);
 const LABEL_ELEMENTS = new Set(['option', 'optgroup', 'track', 'menuitem']);
 const BUTTON_INPUTS = new Set(['button', 'submit', 'reset']);
 const META_TEXT = new Set(['description', 'keywords', 'og:title', 'og:description', 'og:site_name', 'twitter:title', 'twitter:description']);
@@ -29,8 +38,7 @@ interface Slot {
 }
 
 const escapeText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const escapeAttribute = (s: string, quote: string) =>
-  s.replace(/&/g, '&amp;').replace(quote === "'" ? /'/g : /"/g, quote === "'" ? '&#39;' : '&quot;');
+const escapeAttribute = (s: string, quote: string) => s.replace(/&/g, '&amp;').replace(quote === "'" ? /'/g : /"/g, quote === "'" ? '&#39;' : '&quot;');
 
 /**
  * HTML: only text nodes and the attributes that carry words (alt, title, placeholder, aria-*

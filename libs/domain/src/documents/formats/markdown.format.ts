@@ -177,7 +177,7 @@ export class MarkdownFormat implements FormatHandler {
     const pieces: Piece[] = [];
     let rest = line;
     const isHeading = (s: string) => HEADING.test(s);
-    for (let progress = true; progress; ) {
+    for (let progress = true; progress;) {
       progress = false;
       for (const prefix of PREFIXES) {
         const m = prefix.exec(rest);

@@ -16,8 +16,7 @@ export class PlainTextFormat implements FormatHandler {
     const lines = parts.filter((_, i) => i % 2 === 0);
     return {
       units: lines,
-      rebuild: (translated) =>
-        Buffer.from(bom + parts.map((p, i) => (i % 2 === 0 ? translated[i / 2] : p)).join(''), 'utf8'),
+      rebuild: (translated) => Buffer.from(bom + parts.map((p, i) => (i % 2 === 0 ? translated[i / 2] : p)).join(''), 'utf8'),
     };
   }
 }

@@ -109,17 +109,7 @@ describe('HtmlFormat', () => {
       '</body></html>',
     ].join('\n');
     const { units, out } = await upper(new HtmlFormat(), html);
-    expect(units).toEqual([
-      'Page title',
-      'A description',
-      'Tip "quoted"',
-      'Hello & welcome, ',
-      'friend',
-      '!',
-      'unquoted',
-      'Send',
-      'back on',
-    ]);
+    expect(units).toEqual(['Page title', 'A description', 'Tip "quoted"', 'Hello & welcome, ', 'friend', '!', 'unquoted', 'Send', 'back on']);
     expect(out).toBe(
       [
         '<!DOCTYPE html>',
