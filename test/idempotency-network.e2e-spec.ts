@@ -1,8 +1,9 @@
 import { DataSource } from 'typeorm';
-import { HostResolver, WebhookTls } from '@app/domain';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { HostResolver } from '@app/domain';
+import { makeTenant, Tenant, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 import { Res, webhookKit } from './support/webhook-kit';
+import { startReceiverApi } from './support/webhook-stand';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 /**
@@ -18,9 +19,7 @@ describe('Idempotency-Key calls hold no database connection through network I/O'
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    receiver = await WebhookReceiver.start();
-    api = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' });
-    api.app.get(WebhookTls).ca = receiver.cert;
+    ({ api, receiver } = await startReceiverApi());
     db = api.app.get(DataSource);
     checker = new OpenApiChecker((await api.http().get('/v1/openapi.json')).body);
   }, 60_000);

@@ -7,6 +7,7 @@ import { HostResolver, verifySignature, WebhookTls } from '@app/domain';
 import { makeTenant, startApi, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 import { Res, webhookKit } from './support/webhook-kit';
+import { startReceiverApi } from './support/webhook-stand';
 import { RECEIVER_DOMAIN, WebhookReceiver } from './support/webhook-receiver';
 
 const stripe = new Stripe('sk_test_unused');
@@ -19,9 +20,7 @@ describe('Webhooks: the test call', () => {
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    receiver = await WebhookReceiver.start();
-    api = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' });
-    api.app.get(WebhookTls).ca = receiver.cert;
+    ({ api, receiver } = await startReceiverApi());
     db = api.app.get(DataSource);
     checker = new OpenApiChecker((await api.http().get('/v1/openapi.json')).body);
   }, 60_000);

@@ -40,13 +40,19 @@ export async function retireDeliveries(db: DataSource | undefined): Promise<void
 
 const rand = () => Math.random().toString(36).slice(2, 10);
 
+/** The receiver and an api allowed to reach it (its address allowed, its certificate trusted: the api's own test call reaches it). */
+export async function startReceiverApi(env: Record<string, string> = {}): Promise<{ api: TestApi; receiver: WebhookReceiver }> {
+  const receiver = await WebhookReceiver.start();
+  const api = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', ...env });
+  api.app.get(WebhookTls).ca = receiver.cert;
+  return { api, receiver };
+}
+
 /** Starts the stand; `env` is the settings both apps get (the receiver's address is always allowed). */
 export async function startWebhookStand(env: Record<string, string>, options: { mail?: boolean } = {}): Promise<WebhookStand> {
-  const receiver = await WebhookReceiver.start();
   const mail = options.mail ? new MailCatcher() : undefined;
   const settings = { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', WORKER_HEALTH_PORT: '0', ...env, ...(mail ? { SMTP_URL: await mail.start() } : {}) };
-  const api = await startApi(settings);
-  api.app.get(WebhookTls).ca = receiver.cert; // the api's own test call reaches the receiver too
+  const { api, receiver } = await startReceiverApi(settings);
   const worker = await startWebhookWorker(AppConfig.fromEnv(settings), receiver.cert);
   const db = api.app.get(DataSource);
   return {
