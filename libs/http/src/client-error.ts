@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { isScimUrl, scimErrorJson } from './error-render';
+import { rawErrorBody as answer, RawErrorBody } from './error-render';
 import { HEADER_LIMIT_MESSAGE } from './header-limit';
 import { REQUEST_TIMEOUT_MESSAGE } from './slow-clients';
 
@@ -9,17 +9,6 @@ const MESSAGES: Record<string, string> = {
   HPE_HEADER_OVERFLOW: HEADER_LIMIT_MESSAGE,
   ERR_HTTP_REQUEST_TIMEOUT: REQUEST_TIMEOUT_MESSAGE,
 };
-
-interface RawAnswer {
-  type: string;
-  body: string;
-}
-
-/** The contract's envelope, or RFC 7644's error schema for a request under /scim/. */
-const answer = (url: string | undefined, status: number, code: string, message: string): RawAnswer =>
-  isScimUrl(url)
-    ? { type: 'application/scim+json; charset=utf-8', body: scimErrorJson(status, message) }
-    : { type: 'application/json; charset=utf-8', body: JSON.stringify({ error: { code, message } }) };
 
 /**
  * The path of the request Node refused, where it can still be known: the request in progress on
@@ -32,7 +21,7 @@ function refusedUrl(err: { rawPacket?: Buffer }, socket: Duplex): string | undef
 }
 
 /** A whole answer written straight to the socket (there is no response object), then the connection closed. */
-function writeRaw(socket: Duplex, status: string, { type, body }: RawAnswer): void {
+function writeRaw(socket: Duplex, status: string, { type, body }: RawErrorBody): void {
   socket.end(
     `HTTP/1.1 ${status}\r\n` +
       `Content-Type: ${type}\r\n` +

@@ -44,6 +44,17 @@ export const isScimPath = (req: Request): boolean => isScimUrl(req.originalUrl ?
 export const scimErrorJson = (status: number, detail: string, scimType?: string): string =>
   JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: String(status), ...(scimType ? { scimType } : {}), detail });
 
+/** An error's body and content type outside express (Node's own refusals, a cut body): the contract's envelope, or RFC 7644's error schema under /scim/. */
+export interface RawErrorBody {
+  type: string;
+  body: string;
+}
+
+export const rawErrorBody = (url: string | undefined, status: number, code: string, message: string): RawErrorBody =>
+  isScimUrl(url)
+    ? { type: 'application/scim+json; charset=utf-8', body: scimErrorJson(status, message) }
+    : { type: 'application/json; charset=utf-8', body: JSON.stringify({ error: { code, message } }) };
+
 /**
  * Writes an error: `{error:{code,message}}` on the REST interface, RFC 7644's error schema on
  * SCIM paths (status as a string, the contract's code kept in `detail`'s companion field).

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { rawErrorBody } from './error-render';
 
 /** The limits on a slow client (AppConfig's HTTP_* settings, in ms). */
 export interface SlowClientLimits {
@@ -49,13 +50,7 @@ export function cutStalledBodies(idleMs: number): (req: IncomingMessage, res: Se
         return;
       }
       // Under /scim/v2/ every answer is a SCIM answer (RFC 7644's error schema).
-      const scim = /^\/scim\//i.test(req.url ?? '');
-      const body = JSON.stringify(
-        scim
-          ? { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '408', detail: STALLED_BODY_MESSAGE }
-          : { error: { code: 'invalid_request', message: STALLED_BODY_MESSAGE } },
-      );
-      const type = scim ? 'application/scim+json; charset=utf-8' : 'application/json; charset=utf-8';
+      const { type, body } = rawErrorBody(req.url, 408, 'invalid_request', STALLED_BODY_MESSAGE);
       res.shouldKeepAlive = false;
       res.writeHead(408, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
       res.end(body, () => socket.destroy());
