@@ -84,11 +84,44 @@ async function testServicesProblem(env = process.env) {
   return parts.length ? `The end-to-end tests need PostgreSQL and Redis; not answering:\n${parts.join('\n')}` : null;
 }
 
-module.exports = { testServicesProblem };
+/**
+ * Programs the tests drive for real, from Debian packages: the browser the console's tests use,
+ * the connection pooler, Redis Sentinel and promtool. Missing ones are installed with apt-get when
+ * this runs as root (a fresh CI machine); otherwise the message says which command installs them.
+ */
+const SYSTEM_PACKAGES = [
+  { pkg: 'chromium', bin: '/usr/bin/chromium', for: 'the Integrations section tests (a real browser)' },
+  { pkg: 'fonts-liberation', bin: '/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf', for: 'readable text in the screenshots' },
+  { pkg: 'pgbouncer', bin: '/usr/sbin/pgbouncer', for: 'the connection-pooler tests' },
+  { pkg: 'redis-sentinel', bin: '/usr/bin/redis-sentinel', for: 'the Redis Sentinel tests' },
+  { pkg: 'prometheus', bin: '/usr/bin/promtool', for: 'promtool, which checks the alert rules and the metrics text' },
+];
+
+function systemPackagesProblem() {
+  const { existsSync } = require('node:fs');
+  const { spawnSync } = require('node:child_process');
+  const missing = SYSTEM_PACKAGES.filter((p) => !existsSync(p.bin));
+  if (missing.length === 0) return null;
+  const names = missing.map((p) => p.pkg).join(' ');
+  const command = `apt-get update && apt-get install -y --no-install-recommends ${names}`;
+  const canInstall = process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0;
+  if (canInstall) {
+    process.stdout.write(`Installing the Debian packages the tests need: ${names}\n`);
+    const run = spawnSync('sh', ['-c', command], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const still = missing.filter((p) => !existsSync(p.bin));
+    if (run.status === 0 && still.length === 0) return null;
+  }
+  const lines = missing.map((p) => `- ${p.pkg} (${p.bin}): for ${p.for}`);
+  return `The tests need these Debian packages:\n${lines.join('\n')}\n    install them:  ${command}   (as root)`;
+}
+
+module.exports = { testServicesProblem, systemPackagesProblem };
 
 if (require.main === module) {
+  const packages = systemPackagesProblem();
   testServicesProblem().then((problem) => {
-    if (problem) process.stderr.write(`${problem}\n`);
-    process.exit(problem ? 1 : 0);
+    const all = [packages, problem].filter(Boolean);
+    if (all.length) process.stderr.write(`${all.join('\n\n')}\n`);
+    process.exit(all.length ? 1 : 0);
   });
 }
