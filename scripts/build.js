@@ -12,3 +12,7 @@ execFileSync(
   [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
   { cwd: root, stdio: 'inherit' },
 );
+// The Integrations section's templates and its stylesheet/script are read at run time beside the code.
+for (const dir of ['apps/api/src/console/views', 'apps/api/src/console/assets']) {
+  require('node:fs').cpSync(path.join(root, dir), path.join(root, 'dist', dir), { recursive: true });
+}

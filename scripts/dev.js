@@ -99,7 +99,7 @@ async function ensureDemo(apiUrl) {
   return { demo, me: res, reused: false };
 }
 
-function banner({ demo, me, reused }, pg, redis) {
+function banner({ demo, me, reused }, pg, redis, consoleLink) {
   const base = `https://localhost:${PORT}`;
   const line = '─'.repeat(78);
   const rows = [
@@ -126,6 +126,13 @@ function banner({ demo, me, reused }, pg, redis) {
     `   curl -k ${base}/v1/conversations -H "Authorization: Bearer ${demo.key}"`,
     `   curl -k ${base}/v1/users -H "Authorization: Bearer ${demo.key}"`,
     `   curl -k "${base}/scim/v2/Users?count=5" -H "Authorization: Bearer ${demo.key}"`,
+    ...(consoleLink
+      ? [
+          ' Integrations section (web console), signed in as the demo integrations manager:',
+          `   ${consoleLink.url}`,
+          `   (works once, for 15 minutes; another: npm run admin -- console link --person ${consoleLink.person})`,
+        ]
+      : [' Integrations section: this demo organisation was seeded before it had an integrations manager (see README)']),
     ` Ctrl-C (or SIGTERM / SIGHUP to npm or to dev, pid ${process.pid}) stops everything.`,
     line,
   ];
@@ -185,7 +192,11 @@ async function main() {
   // Realistic data to list (groups, people, cases, conversations with transcripts); skipped once seeded.
   const seeded = admin(['demo', 'seed', '--org', demo.demo.organisation_id, '--json']);
   if (seeded.cases) say(`seeded demo data: ${seeded.groups} groups, ${seeded.people} people, ${seeded.cases} cases, ${seeded.conversations} conversations`);
-  banner(demo, pg, redis);
+  // A one-time sign-in link to the Integrations section for the demo's integrations manager.
+  const consoleLink = seeded.console_person_id
+    ? { person: seeded.console_person_id, ...admin(['console', 'link', '--person', seeded.console_person_id, '--json']) }
+    : null;
+  banner(demo, pg, redis, consoleLink);
 }
 
 main().catch((err) => {

@@ -16,13 +16,12 @@ export interface TestApi {
   close: () => Promise<void>;
 }
 
-/** The real api, in process, listening on an ephemeral HTTPS port on 127.0.0.1. */
-export async function startApi(env: Record<string, string> = {}, extraModules: Type<unknown>[] = []): Promise<TestApi> {
+/** The real api, in process, listening on an HTTPS port on 127.0.0.1 (ephemeral unless `port` is given). */
+export async function startApi(env: Record<string, string> = {}, extraModules: Type<unknown>[] = [], port = 0): Promise<TestApi> {
   const config = AppConfig.fromEnv(env);
   const app = await createApiApp(config, extraModules);
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  const url = `https://127.0.0.1:${port}`;
+  await app.listen(port, '127.0.0.1');
+  const url = `https://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
   return { app, url, config, http: () => request.agent(url), close: () => app.close() };
 }
 

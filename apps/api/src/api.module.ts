@@ -12,6 +12,7 @@ import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
 import { HttpDrain } from './http-drain';
 import { InvitationPageModule } from './invitations-page/invitation-page.module';
+import { ConsoleModule } from './console/console.module';
 import { PeopleModule } from './people/people.module';
 import { ScimModule } from './scim/scim.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -36,6 +37,7 @@ export class ApiModule {
         GroupsModule,
         PeopleModule,
         InvitationPageModule,
+        ConsoleModule,
         CasesModule,
         ConversationsModule,
         ScimModule,

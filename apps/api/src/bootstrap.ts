@@ -26,8 +26,8 @@ import { loadTls } from './tls';
 
 /** Paths whose POST also takes multipart/form-data (parsed by their own handler). */
 export const MULTIPART_PATHS = ['/v1/documents'];
-/** Paths whose POST also takes application/x-www-form-urlencoded: HTML forms outside /v1/. */
-export const URLENCODED_PATHS = ['/invitations/accept'];
+/** Paths whose POST also takes application/x-www-form-urlencoded: HTML forms outside /v1/ (the invitation page, the Integrations section). */
+export const URLENCODED_PATHS = ['/invitations/accept', '/console/*'];
 
 /** Builds the api (HTTPS, envelopes, validation, request ids), initialised but not listening. */
 export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extraModules: Type<unknown>[] = []): Promise<NestExpressApplication> {

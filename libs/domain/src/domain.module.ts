@@ -6,6 +6,7 @@ import { CasesService } from './cases/cases.service';
 import { ApiKeysService } from './connections/api-keys.service';
 import { AuthInvalidationPublisher } from './connections/auth-invalidation';
 import { ConnectionsService } from './connections/connections.service';
+import { ConsoleAccessService } from './console/console-access.service';
 import { ConversationIngestService } from './conversations/conversation-ingest.service';
 import { ConversationsService } from './conversations/conversations.service';
 import { GroupsService } from './groups/groups.service';
@@ -35,6 +36,7 @@ const services = [
   CasesService,
   ConversationsService,
   ConversationIngestService,
+  ConsoleAccessService,
 ];
 
 /**

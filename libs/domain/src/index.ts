@@ -3,6 +3,7 @@ export * from './connections/api-keys.service';
 export * from './connections/auth-invalidation';
 export * from './connections/connection.entity';
 export * from './connections/connections.service';
+export * from './console/console-access.service';
 export * from './organisations/organisation.entity';
 export * from './organisations/organisations.service';
 export * from './organisations/policy-version.entity';

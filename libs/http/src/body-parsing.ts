@@ -15,7 +15,7 @@ const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined
 export interface BodyParsingOptions {
   /** Paths (exact, POST) that also take multipart/form-data; their own handler parses it. */
   multipartPaths?: string[];
-  /** Paths (exact, POST) that also take application/x-www-form-urlencoded (HTML forms), parsed into `req.body`. */
+  /** Paths (POST) that also take application/x-www-form-urlencoded (HTML forms), parsed into `req.body`: exact, or a prefix ending in `/*`. */
   urlencodedPaths?: string[];
   /** Paths (exact, POST) whose JSON bodies have their own size limit, and their own answer when larger. */
   jsonLimits?: Record<string, JsonPathLimit>;
@@ -36,9 +36,16 @@ export interface JsonPathLimit {
  * One middleware. A request without a body (most GETs and DELETEs) passes straight through:
  * each parser would only have found that out itself, at the cost of a content-type parse.
  */
+/** Exact paths, and prefixes written `/prefix/*` (which also match `/prefix` itself). */
+function pathMatcher(paths: string[]): (path: string) => boolean {
+  const exact = new Set(paths.filter((p) => !p.endsWith('/*')));
+  const prefixes = paths.filter((p) => p.endsWith('/*')).map((p) => p.slice(0, -1));
+  return (path) => exact.has(path) || prefixes.some((p) => path.startsWith(p) || path === p.slice(0, -1));
+}
+
 export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
   const multipart = new Set(options.multipartPaths ?? []);
-  const urlencoded = new Set(options.urlencodedPaths ?? []);
+  const urlencoded = pathMatcher(options.urlencodedPaths ?? []);
   const jsonLimits = new Map(Object.entries(options.jsonLimits ?? {}));
   const ownLimit = (req: Request): JsonPathLimit | undefined => (req.method === 'POST' ? jsonLimits.get(req.path) : undefined);
   const checkType: RequestHandler = (req, _res, next) => {
@@ -46,14 +53,14 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
     const type = mediaType(req);
     if (JSON_TYPES.includes(type)) return next();
     if (type === 'multipart/form-data' && req.method === 'POST' && multipart.has(req.path)) return next();
-    if (type === FORM_TYPE && req.method === 'POST' && urlencoded.has(req.path)) return next();
+    if (type === FORM_TYPE && req.method === 'POST' && urlencoded(req.path)) return next();
     next(new DomainError('invalid_request', `A body sent as "${type || 'no Content-Type'}" is not accepted here; send application/json.`));
   };
   const sharedJson = express.json({ limit: JSON_BODY_LIMIT, type: JSON_TYPES, strict: true });
   const pathJson = new Map([...jsonLimits].map(([path, l]) => [path, express.json({ limit: l.limit, type: JSON_TYPES, strict: true })]));
   const parseJson: RequestHandler = (req, res, next) => ((req.method === 'POST' && pathJson.get(req.path)) || sharedJson)(req, res, next);
   // Only reached on urlencodedPaths: checkType refuses form bodies everywhere else.
-  const parseForm = express.urlencoded({ limit: FORM_BODY_LIMIT, type: FORM_TYPE, extended: false, parameterLimit: 20 });
+  const parseForm = express.urlencoded({ limit: FORM_BODY_LIMIT, type: FORM_TYPE, extended: false, parameterLimit: 60 });
   const onError: ErrorRequestHandler = (err, req, res, next) => {
     if (err instanceof DomainError) return renderError(req, res, err);
     const type = (err as { type?: string }).type;

@@ -3,7 +3,7 @@
  * Every turn carries a real translation into the conversation's other language.
  */
 
-export type DemoGroupKey = 'managers' | 'interpreters' | 'caseWorkers';
+export type DemoGroupKey = 'managers' | 'interpreters' | 'caseWorkers' | 'integrations';
 
 export interface DemoGroup {
   key: DemoGroupKey;
@@ -48,6 +48,7 @@ export const DEMO_GROUPS: DemoGroup[] = [
   { key: 'managers', name: 'People managers', permissions: ['people.manage'] },
   { key: 'interpreters', name: 'Interpreters', permissions: ['conversations.start'] },
   { key: 'caseWorkers', name: 'Case workers', permissions: ['cases.read_all', 'documents.send'] },
+  { key: 'integrations', name: 'Integration managers', permissions: ['integrations.manage', 'organisation.own'] },
 ];
 
 export const DEMO_PEOPLE: DemoPerson[] = [
@@ -59,7 +60,11 @@ export const DEMO_PEOPLE: DemoPerson[] = [
   { name: 'Claire Dubois', jobTitle: 'French interpreter', local: 'claire.dubois', group: 'interpreters' },
   { name: 'James Okafor', jobTitle: 'Housing officer', local: 'james.okafor', group: 'caseWorkers' },
   { name: 'Sarah Mitchell', jobTitle: 'Practice nurse', local: 'sarah.mitchell', group: 'caseWorkers' },
+  { name: 'Tomás Becker', jobTitle: 'Integrations lead', local: 'tomas.becker', group: 'integrations' },
 ];
+
+/** The demo person `npm run dev` prints a console sign-in link for (Integration managers: integrations.manage and organisation.own). */
+export const DEMO_CONSOLE_PERSON = 'tomas.becker';
 
 export const DEMO_CASES: DemoCase[] = [
   { ref: 'CRM-1042', title: 'Housing repair: damp and mould in a rented flat' },

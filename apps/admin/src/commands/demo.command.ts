@@ -3,7 +3,7 @@ import { SCOPES, TransactionHost } from '@app/core';
 import { ApiKeysService, CasesService, ConnectionsService, ConversationIngestService, GroupEntity, OrganisationsService } from '@app/domain';
 import { EntityManager } from 'typeorm';
 import { Command } from './command';
-import { DEMO_CASES, DEMO_CONVERSATIONS, DEMO_GROUPS, DEMO_PEOPLE, DemoGroupKey } from './demo-data';
+import { DEMO_CASES, DEMO_CONSOLE_PERSON, DEMO_CONVERSATIONS, DEMO_GROUPS, DEMO_PEOPLE, DemoGroupKey } from './demo-data';
 import { createGroup } from './group.command';
 import { addMember } from './person.command';
 
@@ -13,6 +13,8 @@ interface Seeded {
   people: number;
   cases: number;
   conversations: number;
+  /** The demo's integrations manager (null when the organisation was seeded before there was one). */
+  console_person_id: string | null;
 }
 
 /**
@@ -23,12 +25,12 @@ interface Seeded {
  * address has one account platform-wide.
  */
 async function seed(app: INestApplicationContext, organisationId: string): Promise<Seeded> {
-  const seeded: Seeded = { organisation_id: organisationId, groups: 0, people: 0, cases: 0, conversations: 0 };
+  const seeded: Seeded = { organisation_id: organisationId, groups: 0, people: 0, cases: 0, conversations: 0, console_person_id: null };
   return app.get(TransactionHost).run(async (m) => {
     await app.get(OrganisationsService).get(organisationId);
     await m.query(`SELECT id FROM organisations WHERE id = $1 FOR UPDATE`, [organisationId]);
     const [{ n }] = await m.query(`SELECT count(*)::int AS n FROM cases WHERE organisation_id = $1`, [organisationId]);
-    if (n > 0) return seeded;
+    if (n > 0) return { ...seeded, console_person_id: await consolePerson(m, organisationId) };
     await app.get(OrganisationsService).setConversationReview(organisationId, true);
 
     const groups = new Map<DemoGroupKey, string>();
@@ -58,9 +60,17 @@ async function seed(app: INestApplicationContext, organisationId: string): Promi
       seeded.conversations++;
     }
     for (const c of DEMO_CASES.filter((d) => d.closed)) await app.get(CasesService).close(cases.get(c.ref) as string);
-    return seeded;
+    return { ...seeded, console_person_id: await consolePerson(m, organisationId) };
   });
 }
+
+const consolePerson = async (m: EntityManager, organisationId: string): Promise<string | null> => {
+  const rows: Array<{ id: string }> = await m.query(`SELECT id FROM people WHERE organisation_id = $1 AND email = $2`, [
+    organisationId,
+    `${DEMO_CONSOLE_PERSON}@org${organisationId}.example.org`,
+  ]);
+  return rows[0] ? String(rows[0].id) : null;
+};
 
 const groupNamed = (m: EntityManager, organisationId: string, name: string): Promise<GroupEntity | null> =>
   m
@@ -106,14 +116,16 @@ export const DEMO_COMMANDS: Command[] = [
     async run(ctx) {
       const made = await seed(await ctx.app(), ctx.args.requireOption('org'));
       const added = made.groups + made.people + made.cases + made.conversations > 0;
+      const manager = made.console_person_id ? [`integrations manager (console): person ${made.console_person_id}`] : [];
       return {
         json: { ...made },
         text: added
           ? [
               `organisation ${made.organisation_id}: conversation review on; added ${made.groups} groups, ${made.people} people, ` +
                 `${made.cases} cases and ${made.conversations} conversations`,
+              ...manager,
             ]
-          : [`organisation ${made.organisation_id} already has cases: nothing seeded`],
+          : [`organisation ${made.organisation_id} already has cases: nothing seeded`, ...manager],
       };
     },
   },

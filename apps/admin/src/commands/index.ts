@@ -2,6 +2,7 @@ import { CommandResult } from '../output';
 import { Command } from './command';
 import { CASE_COMMANDS } from './case.command';
 import { CONNECTION_COMMANDS } from './connection.command';
+import { CONSOLE_COMMANDS } from './console.command';
 import { CONVERSATION_COMMANDS } from './conversation.command';
 import { DEMO_COMMANDS } from './demo.command';
 import { DOMAIN_COMMANDS } from './domain.command';
@@ -23,6 +24,7 @@ export const COMMANDS: Command[] = [
   ...POLICY_COMMANDS,
   ...CONNECTION_COMMANDS,
   ...KEY_COMMANDS,
+  ...CONSOLE_COMMANDS,
   ...GROUP_COMMANDS,
   ...PERSON_COMMANDS,
   ...INVITATION_COMMANDS,
@@ -50,7 +52,7 @@ function usageLines(): string[] {
     ...rows.map(([u, s]) => `  ${u.padEnd(width)}  ${s}`),
     `  ${'help'.padEnd(width)}  this text`,
     '',
-    'ORG, CONN, KEY_ID, GROUP, INVITATION and CASE are ids; CONV is a 32-hex conversation id.',
+    'ORG, CONN, KEY_ID, GROUP, INVITATION, CASE and PERSON are ids; CONV is a 32-hex conversation id.',
     '--json prints exactly one JSON object on stdout.',
     'Exit codes: 0 done, 1 refused or failed (message on stderr), 2 usage error.',
   ];

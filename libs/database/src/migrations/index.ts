@@ -8,6 +8,7 @@ import { CursorSecret1764010000000 } from './1764010000000-CursorSecret';
 import { ScimAttributes1764020000000 } from './1764020000000-ScimAttributes';
 import { ScimGroupClaims1764020100000 } from './1764020100000-ScimGroupClaims';
 import { IdempotencyClaims1764030000000 } from './1764030000000-IdempotencyClaims';
+import { ConsoleAccess1764100000000 } from './1764100000000-ConsoleAccess';
 
 export { CHANNELS } from './channels';
 
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   ScimAttributes1764020000000,
   ScimGroupClaims1764020100000,
   IdempotencyClaims1764030000000,
+  ConsoleAccess1764100000000,
 ];

@@ -10,6 +10,16 @@ function parseScopes(scopes: string[]): Scope[] {
   return [...new Set(scopes as Scope[])].sort();
 }
 
+export interface ConnectionSummary {
+  id: string;
+  name: string;
+  scopes: string[];
+  createdAt: Date;
+  revokedAt: Date | null;
+  liveKeys: number;
+  lastUsedAt: Date | null;
+}
+
 @Injectable()
 export class ConnectionsService {
   constructor(
@@ -27,6 +37,36 @@ export class ConnectionsService {
       const repo = m.getRepository(ConnectionEntity);
       return repo.save(repo.create({ organisationId: org.id, name: trimmed, scopes: parsed, revokedAt: null }));
     });
+  }
+
+  /** An organisation's connections, newest first, with their live keys and when a key last called (the console's list). */
+  async listForOrganisation(organisationId: string): Promise<ConnectionSummary[]> {
+    const rows: Array<{ id: string; name: string; scopes: string[]; created_at: Date; revoked_at: Date | null; live_keys: string; last_used_at: Date | null }> =
+      await this.tx.manager.query(
+        `SELECT c.id, c.name, c.scopes, c.created_at, c.revoked_at,
+                count(k.id) FILTER (WHERE k.revoked_at IS NULL) AS live_keys, max(k.last_used_at) AS last_used_at
+           FROM connections c LEFT JOIN api_keys k ON k.connection_id = c.id
+          WHERE c.organisation_id = $1
+          GROUP BY c.id
+          ORDER BY c.revoked_at IS NOT NULL, c.id DESC`,
+        [organisationId],
+      );
+    return rows.map((r) => ({
+      id: String(r.id),
+      name: r.name,
+      scopes: r.scopes,
+      createdAt: r.created_at,
+      revokedAt: r.revoked_at,
+      liveKeys: Number(r.live_keys),
+      lastUsedAt: r.last_used_at,
+    }));
+  }
+
+  /** A connection of this organisation; 404 not_found for another organisation's, as for one that does not exist. */
+  async getInOrganisation(organisationId: string, id: string): Promise<ConnectionEntity> {
+    const conn = await this.get(id);
+    if (String(conn.organisationId) !== String(organisationId)) throw notFound('connection');
+    return conn;
   }
 
   async get(id: string): Promise<ConnectionEntity> {

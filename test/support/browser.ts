@@ -1,0 +1,145 @@
+import { INestApplicationContext } from '@nestjs/common';
+import { ConsoleAccessService } from '@app/domain';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { DataSource } from 'typeorm';
+
+/** The Debian `chromium` package's browser (no download: playwright-core drives the one installed). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Where the browser tests leave a screenshot of every page they visit (not tracked by git; docs/screenshots holds chosen copies). */
+export const SCREENSHOTS_DIR = resolve(__dirname, '../../test-results/screenshots');
+/** The reader's time zone in the tests: times must show in it, not in UTC. */
+export const READER_TIME_ZONE = 'Europe/Berlin';
+/** WCAG 2.2 AA, as axe-core names its rule tags. */
+export const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    // root in a container has no user namespace for Chromium's sandbox
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** A fresh browser profile (no cookies) that trusts the api's self-signed certificate. */
+export function newContext(browser: Browser): Promise<BrowserContext> {
+  return browser.newContext({ ignoreHTTPSErrors: true, timezoneId: READER_TIME_ZONE, locale: 'en-GB', viewport: { width: 1280, height: 860 } });
+}
+
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[]; failureSummary?: string }>;
+}
+
+/**
+ * axe-core's violations of WCAG 2.2 AA on the page as it is now. axe is evaluated through the
+ * DevTools protocol, which the page's Content-Security-Policy does not govern, so the page's own
+ * strict policy stays on while it is checked.
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async (tags) => {
+    const page = globalThis as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: AxeViolation[] }> }; document: unknown };
+    const result = await page.axe.run(page.document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
+  }, WCAG_TAGS);
+}
+
+/** Fails with axe's words when the page has any WCAG 2.2 AA violation. */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  const violations = await axeViolations(page);
+  const described = violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary ?? ''}`).join('\n    ')}`,
+  );
+  expect({ page: what, violations: described }).toEqual({ page: what, violations: [] });
+}
+
+/** A full-page screenshot, saved as test-results/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  const file = join(SCREENSHOTS_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** Checks the page (axe) and keeps its picture: what every browser test does on every page it shows. */
+export async function visitCheck(page: Page, name: string): Promise<void> {
+  await expectAccessible(page, name);
+  await screenshot(page, name);
+}
+
+/** A free TCP port on 127.0.0.1, so an api can be started with PUBLIC_BASE_URL naming its own port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface ConsolePerson {
+  personId: string;
+  groupId: string;
+  email: string;
+  name: string;
+}
+
+/** A person of the organisation in a group of their own holding `permissions` (e.g. integrations.manage). */
+export async function makeConsolePerson(
+  app: INestApplicationContext,
+  organisationId: string,
+  permissions: string[],
+  name = 'Ada Manager',
+): Promise<ConsolePerson> {
+  const ds = app.get(DataSource);
+  const tag = Math.random().toString(36).slice(2, 10);
+  const [group] = await ds.query(`INSERT INTO groups (organisation_id, name, permissions) VALUES ($1, $2, $3) RETURNING id`, [
+    organisationId,
+    `Console ${tag}`,
+    permissions,
+  ]);
+  const email = `ada.${tag}@console-test.example.org`;
+  const [person] = await ds.query(`INSERT INTO people (email, name, organisation_id, group_id, joined_at) VALUES ($1, $2, $3, $4, now()) RETURNING id`, [
+    email,
+    name,
+    organisationId,
+    group.id,
+  ]);
+  return { personId: String(person.id), groupId: String(group.id), email, name };
+}
+
+/** Presses a form's button by its accessible name and waits for the page the form's answer (or its redirect) loads. */
+export async function submit(page: Page, button: string): Promise<void> {
+  await Promise.all([page.waitForEvent('framenavigated'), page.getByRole('button', { name: button, exact: true }).click()]);
+  await page.waitForLoadState('load');
+}
+
+/** Signs the browser in as a person the way the platform hands a person over: a link, then the button. */
+export async function signIn(page: Page, app: INestApplicationContext, baseUrl: string, personId: string): Promise<void> {
+  const { token } = await app.get(ConsoleAccessService).issueLink(personId, 'handover');
+  await page.goto(`${baseUrl}/console/sign-in/link?token=${token}`);
+  await submit(page, 'Sign in');
+  if (page.url() !== `${baseUrl}/console`) throw new Error(`signing in ended on ${page.url()}: ${await page.textContent('main')}`);
+}
