@@ -7,6 +7,7 @@ export * from './console/console-access.service';
 export * from './organisations/organisation.entity';
 export * from './organisations/organisations.service';
 export * from './organisations/policy-version.entity';
+export * from './organisations/data-policy';
 export * from './domain.module';
 export * from './entities';
 export * from './cases/case.entity';

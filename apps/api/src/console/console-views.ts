@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
 import { Eta } from 'eta';
 import type { Response } from 'express';
 import { createHash } from 'node:crypto';
@@ -40,6 +41,13 @@ export const helpers = {
  */
 @Injectable()
 export class ConsoleViews {
+  /** The api's public https base (curl lines, links). */
+  readonly publicBaseUrl: string;
+
+  constructor(config: AppConfig) {
+    this.publicBaseUrl = config.publicBaseUrl;
+  }
+
   private readonly eta = new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true, defaultExtension: '.eta' });
   /** `?v=` content hashes, so the assets can be cached for a year and still change with a release. */
   readonly assetVersion: Record<string, string> = Object.fromEntries(

@@ -7,6 +7,8 @@ import { ConsoleGuard } from './console.guard';
 import { ConsoleSecret } from './console-secret';
 import { ConsoleViews } from './console-views';
 import { ConnectionsPageController } from './connections.controller';
+import { PolicyPageController } from './policy.controller';
+import { ConsoleReveals, RevealController } from './reveals';
 import { SignInController } from './sign-in.controller';
 import { SignInThrottle } from './sign-in-throttle';
 
@@ -17,7 +19,7 @@ import { SignInThrottle } from './sign-in-throttle';
  */
 @Module({
   imports: [DomainModule, RedisModule],
-  controllers: [ConsoleAssetsController, SignInController, ConnectionsPageController],
-  providers: [ConsoleViews, ConsoleSecret, ConsoleGuard, ConsoleExceptionFilter, SignInThrottle],
+  controllers: [ConsoleAssetsController, SignInController, ConnectionsPageController, RevealController, PolicyPageController],
+  providers: [ConsoleViews, ConsoleSecret, ConsoleGuard, ConsoleExceptionFilter, SignInThrottle, ConsoleReveals],
 })
 export class ConsoleModule {}
