@@ -17,6 +17,10 @@ describe('console form helpers', () => {
 
   it('puts a validation_failed message next to its field, in a sentence', () => {
     expect(fieldError(validationFailed('name', 'must not be empty'), { name: 'name' })).toEqual({ field: 'name', message: 'Name must not be empty.' });
+    expect(fieldError(validationFailed('scopes', 'unknown scope(s): x'), { scopes: 'scopes' })).toEqual({
+      field: 'scopes',
+      message: 'Scopes: unknown scope(s): x.',
+    });
     expect(fieldError(validationFailed('scopes', 'unknown scope(s): x'), { name: 'name' })).toBeNull();
     expect(fieldError(new DomainError('not_found', 'connection not found'), { name: 'name' })).toBeNull();
     expect(fieldError(new Error('boom'), { name: 'name' })).toBeNull();

@@ -26,7 +26,9 @@ export function fieldError(err: unknown, fields: Record<string, string>): { fiel
   const field = fields[domainField];
   if (!field) return null;
   const problem = err.message.slice(colon + 2);
-  return { field, message: `${sentenceCase(humanField(domainField))} ${problem}${/[.!?]$/.test(problem) ? '' : '.'}` };
+  // "Name must not be empty." reads as a sentence; a problem that is not a predicate keeps its colon.
+  const joiner = /^(must|is|are|has|have|already|cannot|may)\b/.test(problem) ? ' ' : ': ';
+  return { field, message: `${sentenceCase(humanField(domainField))}${joiner}${problem}${/[.!?]$/.test(problem) ? '' : '.'}` };
 }
 
 /** The fixed sentence a `?done=` code stands for (never text from the address itself). */

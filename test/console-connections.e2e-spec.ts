@@ -1,0 +1,293 @@
+import { OrganisationsService } from '@app/domain';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, signIn, submit, visitCheck } from './support/browser';
+
+jest.setTimeout(90_000);
+
+/**
+ * The Integrations pages a manager uses to serve a partner, driven in a real Chromium against the
+ * real api: making a connection, a key shown once, the key calling the API, the third key refused,
+ * revoking a key and a connection, scopes, and the data policy.
+ */
+describe('Integrations section: connections, keys, scopes and the data policy (browser)', () => {
+  let api: TestApi;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let t: Tenant;
+  let manager: ConsolePerson;
+  let owner: ConsolePerson;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `https://127.0.0.1:${port}`;
+    api = await startApi({ PORT: String(port), PUBLIC_BASE_URL: base }, [], port);
+    t = await makeTenant(api.app, ['cases:read'], 'Console org');
+    manager = await makeConsolePerson(api.app, t.organisationId, ['integrations.manage'], 'Ada Lovelace');
+    owner = await makeConsolePerson(api.app, t.organisationId, ['organisation.own'], 'Grace Hopper');
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+  beforeEach(async () => {
+    context = await newContext(browser);
+    page = await context.newPage();
+  });
+  afterEach(() => context?.close());
+
+  const me = (key: string) => api.http().get('/v1/me').set('Authorization', `Bearer ${key}`);
+  const main = async () => (await page.textContent('main')) ?? '';
+
+  /** Makes a connection through its form and returns its page's address. */
+  async function makeConnection(name: string, scopes: string[]): Promise<string> {
+    await page.goto(`${base}/console`);
+    await page.getByRole('link', { name: 'Make a connection' }).click();
+    await page.getByLabel('Name').fill(name);
+    for (const scope of scopes) await page.getByRole('checkbox', { name: scope }).check();
+    await submit(page, 'Make the connection');
+    return page.url().replace(/\?.*$/, '');
+  }
+
+  async function makeKey(): Promise<string> {
+    await submit(page, 'Make a key');
+    return ((await page.textContent('#new-key')) ?? '').trim();
+  }
+
+  it('makes a connection, shows a new key once, and the key calls the API with the chosen scopes', async () => {
+    await signIn(page, api.app, base, manager.personId);
+    await page.getByRole('link', { name: 'Make a connection' }).click();
+    await visitCheck(page, 'connection-new');
+    await page.getByLabel('Name').fill('Case management (Acme)');
+    await page.getByRole('checkbox', { name: 'cases:read' }).check();
+    await page.getByRole('checkbox', { name: 'users:read' }).check();
+    await submit(page, 'Make the connection');
+    expect(page.url()).toMatch(/\/console\/connections\/\d+\?done=created$/);
+    expect(await page.textContent('h1')).toBe('Case management (Acme)');
+    expect(await main()).toContain('The connection was made');
+    expect(await main()).toContain('This connection has no keys yet.');
+    await visitCheck(page, 'connection-empty');
+    const connectionPage = page.url().replace(/\?.*$/, '');
+
+    await submit(page, 'Make a key');
+    expect(page.url()).toMatch(/\/console\/reveal\/[0-9a-f-]{36}$/);
+    const revealUrl = page.url();
+    const key = ((await page.textContent('#new-key')) ?? '').trim();
+    expect(key.length).toBeGreaterThan(20);
+    expect(await page.textContent('#curl-line')).toContain(`Authorization: Bearer ${key}`);
+    expect(await page.textContent('#curl-line')).toContain(`${base}/v1/me`);
+    await visitCheck(page, 'key-reveal');
+
+    // The copy button is the script's: it puts the key on the clipboard.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await page.getByRole('button', { name: 'Copy the key' }).click();
+    await page.getByText('Copied', { exact: true }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+
+    // Reloading, going back and opening the address again never show it again and make nothing.
+    await page.reload();
+    expect(page.url()).toBe(revealUrl);
+    expect(await page.textContent('h1')).toBe('This secret is no longer shown');
+    expect(await main()).not.toContain(key);
+    await visitCheck(page, 'key-reveal-gone');
+    await page.goBack();
+    expect(await main()).not.toContain(key);
+    await page.goto(revealUrl);
+    expect(await main()).not.toContain(key);
+
+    await page.goto(connectionPage);
+    const rows = page.locator('table tbody tr');
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain(`…${key.slice(-4)}`);
+    expect(await rows.first().textContent()).toContain('never');
+
+    const res = await me(key);
+    expect(res.status).toBe(200);
+    expect(res.body.data.connection?.scopes ?? res.body.data.scopes).toEqual(['cases:read', 'users:read']);
+
+    // The page shows the key's last use (to the minute) once it has called.
+    await page.reload();
+    expect(await rows.first().textContent()).not.toContain('never');
+    await visitCheck(page, 'connection');
+  });
+
+  it('refuses a third live key with a message, and a revoked key is refused by the API at once', async () => {
+    await signIn(page, api.app, base, manager.personId);
+    const connectionPage = await makeConnection('Two keys at most', ['cases:read']);
+    const first = await makeKey();
+    await page.goto(connectionPage);
+    const second = await makeKey();
+    await page.goto(connectionPage);
+    await submit(page, 'Make a key');
+    expect(page.url()).toBe(`${connectionPage}/keys`);
+    expect(await page.getByRole('alert').textContent()).toContain('already has 2 live keys, the most it can hold. Revoke one first');
+    await visitCheck(page, 'connection-third-key-refused');
+
+    expect((await me(first)).status).toBe(200);
+    await page.goto(connectionPage);
+    await page.getByRole('link', { name: `Revoke the key ending in ${first.slice(-4)}` }).click();
+    expect(await page.textContent('h1')).toBe(`Revoke the key ending in ${first.slice(-4)}?`);
+    expect(await main()).toContain('This cannot be undone');
+    await visitCheck(page, 'key-revoke-confirm');
+    await submit(page, 'Revoke the key');
+    expect(await main()).toContain('The key was revoked');
+    expect(await page.locator('table tbody tr', { hasText: first.slice(-4) }).textContent()).toContain('revoked');
+
+    const refused = await me(first);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('unauthorised');
+    expect((await me(second)).status).toBe(200);
+
+    // With one key revoked, a new one can be made.
+    await page.goto(connectionPage);
+    expect((await makeKey()).length).toBeGreaterThan(20);
+  });
+
+  it('keeps what was typed when a form is refused, and says what is wrong next to the field', async () => {
+    await signIn(page, api.app, base, manager.personId);
+    await page.goto(`${base}/console/connections/new`);
+    await page.getByLabel('Name').fill('   ');
+    await page.getByRole('checkbox', { name: 'users:write' }).check();
+    await submit(page, 'Make the connection');
+    expect(page.url()).toBe(`${base}/console/connections`);
+    const name = page.getByLabel('Name');
+    expect(await name.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#name-error').textContent()).toContain('Name must not be empty.');
+    expect(await page.getByRole('checkbox', { name: 'users:write' }).isChecked()).toBe(true);
+    await visitCheck(page, 'connection-new-refused');
+
+    // An unknown scope (a tampered form) is refused by the domain's rule, in words, next to the scopes.
+    const conn = await makeConnection('Scopes', ['cases:read']);
+    const csrf = await page.locator('form[action$="/scopes"] input[name=_csrf]').inputValue();
+    const answer = await page.evaluate(
+      async ({ action, csrf }) => {
+        const r = await fetch(action, { method: 'POST', body: new URLSearchParams({ _csrf: csrf, scopes: 'cases:delete' }) });
+        return { status: r.status, text: await r.text() };
+      },
+      { action: `${conn}/scopes`, csrf },
+    );
+    expect(answer.status).toBe(422);
+    expect(answer.text).toContain('Scopes: unknown scope(s): cases:delete.');
+  });
+
+  it('changes a connection’s scopes, effective on the key’s next call', async () => {
+    await signIn(page, api.app, base, manager.personId);
+    const connectionPage = await makeConnection('Scope change', ['cases:read']);
+    const key = await makeKey();
+    expect((await api.http().get('/v1/cases').set('Authorization', `Bearer ${key}`)).status).toBe(200);
+
+    await page.goto(connectionPage);
+    await page.getByRole('checkbox', { name: 'cases:read' }).uncheck();
+    await page.getByRole('checkbox', { name: 'groups:read' }).check();
+    await submit(page, 'Save the scopes');
+    expect(await main()).toContain('The scopes were saved');
+    expect(await page.getByRole('checkbox', { name: 'groups:read' }).isChecked()).toBe(true);
+
+    const cases = await api.http().get('/v1/cases').set('Authorization', `Bearer ${key}`);
+    expect(cases.status).toBe(403);
+    expect(cases.body.error.code).toBe('scope_missing');
+    expect((await api.http().get('/v1/groups').set('Authorization', `Bearer ${key}`)).status).toBe(200);
+  });
+
+  it('revokes a connection after a confirmation that says it is immediate and permanent', async () => {
+    await signIn(page, api.app, base, manager.personId);
+    const connectionPage = await makeConnection('Short-lived partner', ['cases:read']);
+    const key = await makeKey();
+    await page.goto(connectionPage);
+    await page.getByRole('link', { name: 'Revoke Short-lived partner…' }).click();
+    expect(await main()).toContain('immediate and permanent');
+    expect(await main()).toContain('Its webhooks stop');
+    await visitCheck(page, 'connection-revoke-confirm');
+    // Cancel changes nothing.
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    expect((await me(key)).status).toBe(200);
+    await page.getByRole('link', { name: 'Revoke Short-lived partner…' }).click();
+    await submit(page, 'Revoke the connection');
+    expect(page.url()).toBe(`${base}/console?done=connection-revoked`);
+    expect(await page.locator('table tbody tr', { hasText: 'Short-lived partner' }).textContent()).toContain('revoked');
+    expect((await me(key)).status).toBe(401);
+    // Its page is read-only now.
+    await page.goto(connectionPage);
+    expect(await page.getByRole('button', { name: 'Make a key' }).count()).toBe(0);
+  });
+
+  it('is usable with the keyboard alone: make a key without a mouse', async () => {
+    await signIn(page, api.app, base, manager.personId);
+    const connectionPage = await makeConnection('Keyboard', ['cases:read']);
+    await page.goto(connectionPage);
+    // The first Tab reaches the skip link, which is visible when focused.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    let reached = false;
+    for (let i = 0; i < 40 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = (await page.evaluate(() => document.activeElement?.textContent?.trim())) === 'Make a key';
+    }
+    expect(reached).toBe(true);
+    // Focus is visible: the focused button draws an outline.
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle)).not.toBe('none');
+    await Promise.all([page.waitForEvent('framenavigated'), page.keyboard.press('Enter')]);
+    await page.waitForLoadState('load');
+    expect(await page.textContent('h1')).toBe('Your new key');
+  });
+
+  it('lets an owner withdraw and accept the data policy; a manager without organisation.own cannot', async () => {
+    await signIn(page, api.app, base, manager.personId);
+    expect(await page.getByRole('link', { name: 'Data policy' }).count()).toBe(0);
+    await page.goto(`${base}/console/policy`);
+    expect(await page.textContent('h1')).toBe('Only the organisation’s owners can do this');
+
+    const ownerContext = await newContext(browser);
+    const ownerPage = await ownerContext.newPage();
+    try {
+      await signIn(ownerPage, api.app, base, owner.personId);
+      await ownerPage.getByRole('link', { name: 'Data policy' }).click();
+      expect(await ownerPage.textContent('main')).toContain('accepted');
+      await visitCheck(ownerPage, 'policy');
+      await ownerPage.getByRole('link', { name: 'Withdraw acceptance…' }).click();
+      expect(await ownerPage.textContent('main')).toContain('will answer module_off');
+      await visitCheck(ownerPage, 'policy-withdraw-confirm');
+      await submit(ownerPage, 'Withdraw acceptance');
+      expect(await ownerPage.textContent('main')).toContain('Acceptance was withdrawn');
+      expect(await ownerPage.getByRole('status').first().textContent()).toContain('has not accepted the current integrations data policy');
+      await visitCheck(ownerPage, 'policy-withdrawn');
+
+      const off = await me(t.key);
+      expect(off.status).toBe(403);
+      expect(off.body.error.code).toBe('module_off');
+
+      // The manager's pages say so and offer no changes.
+      await page.goto(`${base}/console`);
+      expect(await page.textContent('body')).toContain('has not accepted the current integrations data policy');
+      expect(await page.getByRole('link', { name: 'Make a connection' }).count()).toBe(0);
+
+      // A newer published version is not accepted by the old acceptance; the owner accepts it.
+      await api.app.get(OrganisationsService).publishPolicyVersion();
+      await ownerPage.reload();
+      await submit(ownerPage, `Accept version ${await api.app.get(OrganisationsService).currentPolicyVersion()} of the policy`);
+      expect(await ownerPage.textContent('main')).toContain('is accepted');
+      expect((await me(t.key)).status).toBe(200);
+    } finally {
+      await ownerContext.close();
+    }
+  });
+
+  it('does not show or change another organisation’s connection', async () => {
+    const other = await makeTenant(api.app, ['cases:read'], 'Someone else');
+    await signIn(page, api.app, base, manager.personId);
+    const res = await page.goto(`${base}/console/connections/${other.connectionId}`);
+    expect(res?.status()).toBe(404);
+    expect(await page.textContent('body')).not.toContain('Test connection');
+    await page.goto(`${base}/console/connections/new`);
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const answer = await page.evaluate(
+      async ({ action, csrf }) => (await fetch(action, { method: 'POST', body: new URLSearchParams({ _csrf: csrf }) })).status,
+      { action: `${base}/console/connections/${other.connectionId}/keys`, csrf },
+    );
+    expect(answer).toBe(404);
+    expect((await me(other.key)).status).toBe(200);
+  });
+});
