@@ -74,6 +74,12 @@ describe('`npm run dev` stops everything it started when the npm process is sign
         await new Promise((r) => setTimeout(r, 250));
       }
       expect(output).toContain('Integrations API is running');
+      // Beside the curl line, a console link for the demo integrations manager: it opens the sign-in button page.
+      const link = /https:\/\/\S+\/console\/sign-in\/link\?token=[A-Za-z0-9_-]+/.exec(output)?.[0];
+      expect(link).toBeDefined();
+      const linkPage = await fetch(link!);
+      expect(linkPage.status).toBe(200);
+      expect(await linkPage.text()).toContain('This link signs you in to your organisation');
       const started = descendants(dev.pid!);
       const commands = started.map((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8'));
       expect(commands.some((c) => c.includes('dist/apps/api/src/main.js'))).toBe(true);
