@@ -37,7 +37,7 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
   ) {
     this.loop = new NotifiedLoop({
       name: 'relay',
-      databaseUrl: config.databaseUrl,
+      databaseUrl: config.databaseDirectUrl, // LISTEN needs a session: never through a pooler
       channels: [CHANNELS.outboxEvents, CHANNELS.deliveries],
       pollMs: RELAY_POLL_MS,
       pass: () => this.tick(),
