@@ -62,6 +62,38 @@ describe('per-connection rate limit (issue 14 item 5)', () => {
     }
   });
 
+  it('the served OpenAPI description documents the 429 and the fields on the answers of every keyed operation, in the form answered', async () => {
+    const doc = ((await api.http().get('/v1/openapi.json')) as unknown as Res).body;
+    const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+    let keyed = 0;
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        if (Array.isArray(op.security) && op.security.length === 0) continue;
+        keyed++;
+        const where = `${method.toUpperCase()} ${path}`;
+        const responses = op.responses as Record<string, { description: string; headers?: Record<string, unknown> }>;
+        expect({ where, description: responses['429']?.description }).toEqual({ where, description: expect.stringContaining('rate limit') });
+        expect({ where, headers: responses['429'].headers }).toEqual({
+          where,
+          headers: expect.objectContaining({ 'Retry-After': ref('Retry-After'), RateLimit: ref('RateLimit'), 'RateLimit-Policy': ref('RateLimit-Policy') }),
+        });
+        const success = Object.keys(responses).find((s) => s.startsWith('2'))!;
+        expect({ where, headers: responses[success].headers }).toEqual({
+          where,
+          headers: expect.objectContaining({ RateLimit: ref('RateLimit'), 'RateLimit-Policy': ref('RateLimit-Policy') }),
+        });
+        expect({ where, headers: Object.keys(responses['401'].headers ?? {}) }).toEqual({ where, headers: ['X-Request-Id'] });
+      }
+    }
+    expect(keyed).toBeGreaterThan(20);
+    expect(doc.info.description).toContain('draft-ietf-httpapi-ratelimit-headers-10');
+
+    const t = await makeTenant(api.app);
+    const res = await me(t);
+    expect(res.headers['ratelimit-policy']).toMatch(new RegExp(doc.components.headers['RateLimit-Policy'].schema.pattern));
+    expect(res.headers['ratelimit']).toMatch(new RegExp(doc.components.headers.RateLimit.schema.pattern));
+  });
+
   it('an empty bucket answers 429 rate_limited with Retry-After, to that connection only, and refills', async () => {
     const t = await makeTenant(api.app);
     const { admitted, refused } = await drain(() => me(t));

@@ -2,8 +2,8 @@ import type { RateLimitPolicy } from '@app/config';
 
 /**
  * The rate-limit answer headers, in the form of draft-ietf-httpapi-ratelimit-headers-10 (the
- * `RateLimit-Policy` and `RateLimit` fields as Structured Field Lists, introduced in -08 and kept
- * since): one list member per policy, named by a quoted string, with integer parameters.
+ * `RateLimit-Policy` and `RateLimit` fields as Structured Field Lists): one list member per policy,
+ * named by a quoted string, with integer parameters.
  *
  *   RateLimit-Policy: "rest";q=200;w=2    at most q calls at once, a drained bucket is full again after w seconds
  *   RateLimit: "rest";r=57;t=2            r calls left now, the bucket is full again in t seconds
