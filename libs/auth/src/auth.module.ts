@@ -3,6 +3,7 @@ import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { CoreModule, KeyLookup } from '@app/core';
 import { RedisModule } from '@app/redis';
 import { BearerAuthGuard } from './bearer-auth.guard';
+import { ConnectionRateLimit } from './connection-rate-limit';
 import { KeyAuthenticator } from './key-authenticator';
 import { KeyCache } from './key-cache';
 import { KeyGate } from './key-gate';
@@ -18,7 +19,7 @@ export interface AuthModuleOptions {
 
 /**
  * Key authentication: the front door's key check (`keyCheck` with KeyGate and PublicRoutes,
- * installed by the api's bootstrap) and the guard on every route (scopes); @Public() opts a
+ * installed by the api's bootstrap, with the per-connection rate limit) and the guard on every route (scopes); @Public() opts a
  * route out of both.
  */
 @Module({})
@@ -33,10 +34,11 @@ export class AuthModule {
         RefusedKeyThrottle,
         KeyAuthenticator,
         KeyGate,
+        ConnectionRateLimit,
         PublicRoutes,
         { provide: APP_GUARD, useClass: BearerAuthGuard },
       ],
-      exports: [KeyCache, RefusedKeyThrottle, KeyGate, PublicRoutes],
+      exports: [KeyCache, RefusedKeyThrottle, KeyGate, ConnectionRateLimit, PublicRoutes],
     };
   }
 }

@@ -2,6 +2,14 @@ import { isCidr } from './cidr';
 import { loadEnvFile } from './env-file';
 import { EnvSchema, validateEnv } from './env.schema';
 
+/** One token bucket's settings: it holds at most `burst` calls and refills at `perSecond`. */
+export interface RateLimitPolicy {
+  /** The policy's name in the RateLimit-Policy and RateLimit headers. */
+  name: 'rest' | 'scim';
+  perSecond: number;
+  burst: number;
+}
+
 /** Typed, validated settings shared by the api, the worker and the admin CLI. */
 export class AppConfig {
   readonly nodeEnv: EnvSchema['NODE_ENV'];
@@ -43,6 +51,8 @@ export class AppConfig {
   readonly documentMaxTextChars: number;
   /** Limits on slow clients of the api (ms). */
   readonly http: { headersTimeoutMs: number; bodyIdleTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** Per-connection token buckets of the api: REST (`/v1/` and every other keyed path) and SCIM, each its own. */
+  readonly rateLimits: { rest: RateLimitPolicy; scim: RateLimitPolicy };
 
   constructor(env: EnvSchema) {
     this.nodeEnv = env.NODE_ENV;
@@ -98,6 +108,10 @@ export class AppConfig {
       bodyIdleTimeoutMs: env.HTTP_BODY_IDLE_TIMEOUT_MS,
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    };
+    this.rateLimits = {
+      rest: { name: 'rest', perSecond: env.RATE_LIMIT_PER_SECOND, burst: env.RATE_LIMIT_BURST },
+      scim: { name: 'scim', perSecond: env.SCIM_RATE_LIMIT_PER_SECOND, burst: env.SCIM_RATE_LIMIT_BURST },
     };
   }
 

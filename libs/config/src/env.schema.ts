@@ -168,6 +168,31 @@ export class EnvSchema {
   @Min(1000)
   @Max(600000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5000;
+
+  // Per-connection rate limits (api): a token bucket in Redis per connection; see README "Rate limits".
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000000)
+  RATE_LIMIT_PER_SECOND = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000000)
+  RATE_LIMIT_BURST = 200;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000000)
+  SCIM_RATE_LIMIT_PER_SECOND = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000000)
+  SCIM_RATE_LIMIT_BURST = 200;
 }
 
 /** Validates raw variables; throws one error listing every problem. */
