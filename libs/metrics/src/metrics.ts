@@ -23,6 +23,12 @@ interface Collector {
 let processRegistry: Registry | undefined;
 
 /**
+ * prom-client's gauges named like counters (`…_total`), which `promtool check metrics` refuses;
+ * the same numbers by type are in `nodejs_active_handles`, `nodejs_active_requests`, `nodejs_active_resources`.
+ */
+const MISNAMED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+/**
  * Node's and the process's own metrics (CPU, memory, event-loop delay, GC, handles), once per
  * process whatever the number of applications in it, and only from the first scrape on: nothing
  * is sampled for a process nobody scrapes.
@@ -31,6 +37,7 @@ function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    for (const name of MISNAMED_DEFAULTS) processRegistry.removeSingleMetric(name);
   }
   return processRegistry;
 }
