@@ -38,6 +38,13 @@ describe('the alert rules (docker/prometheus/alerts.yml) and the Grafana dashboa
     expect(status).toBe(0);
   });
 
+  it("the compose example's scrape configuration passes promtool check config (it loads the alert rules)", () => {
+    const { status, output } = promtool(['check', 'config', join(ROOT, 'docker/prometheus/prometheus.yml')]);
+    expect(output).toContain('is valid prometheus config file syntax');
+    expect(output).toMatch(/SUCCESS: \d+ rules found/);
+    expect(status).toBe(0);
+  });
+
   it('the rules and the dashboard use only metrics the service exports', () => {
     const used = [
       readFileSync(join(ROOT, 'docker/prometheus/alerts.yml'), 'utf8'),
