@@ -48,7 +48,7 @@ async function main() {
     ['B', distB],
   ]) {
     const port = await lib.freePort(HOST);
-    const proc = lib.start(name, [path.join(dist, 'apps/api/src/main.js')], { ...env, ...tls, PORT: String(port) });
+    const proc = lib.start(name, [path.join(dist, 'apps/api/src/main.js')], { ...env, ...tls, PORT: String(port), METRICS_PORT: '0' });
     const url = `https://${HOST}:${port}/v1/me`;
     await lib.waitReady(
       name,

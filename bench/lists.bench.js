@@ -176,7 +176,7 @@ async function main() {
   const db = new Client({ connectionString: SETTINGS.database_url });
   await db.connect();
   const port = await lib.freePort(HOST);
-  const api = lib.start('api', [path.join(__dirname, 'lists-api.js')], env({ ...(await ensureCert()), PORT: String(port) }));
+  const api = lib.start('api', [path.join(__dirname, 'lists-api.js')], env({ ...(await ensureCert()), PORT: String(port), METRICS_PORT: '0' }));
   const headers = { authorization: `Bearer ${tenant.key}` };
   const sizes = [];
   try {

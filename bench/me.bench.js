@@ -143,7 +143,7 @@ function summarise(runs) {
 
 async function startApiTarget(tls, tenant) {
   const port = await lib.freePort(HOST);
-  const proc = lib.start('api', ['dist/apps/api/src/main.js'], apiEnv({ ...tls, PORT: String(port) }));
+  const proc = lib.start('api', ['dist/apps/api/src/main.js'], apiEnv({ ...tls, PORT: String(port), METRICS_PORT: '0' }));
   await waitFor('api', proc, port, '/health/ready');
   const me = await get(port, '/v1/me', { authorization: `Bearer ${tenant.key}` });
   if (me.status !== 200) throw new Error(`GET /v1/me with the bench key answered ${me.status}: ${me.body}`);

@@ -254,7 +254,7 @@ async function main() {
   const smtp = await smtpSink();
   const port = await lib.freePort(HOST);
   agent = lib.keepAliveAgent(SETTINGS.provisioning_concurrency);
-  const api = lib.start('api', [__filename, '--serve'], env({ ...(await ensureCert()), PORT: String(port), SMTP_URL: smtp.url }));
+  const api = lib.start('api', [__filename, '--serve'], env({ ...(await ensureCert()), PORT: String(port), SMTP_URL: smtp.url, METRICS_PORT: '0' }));
   const headers = { authorization: `Bearer ${tenant.key}` };
   let report;
   try {

@@ -19,8 +19,10 @@ import {
 } from '@app/http';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { requestLog } from '@app/logging';
+import { Metrics } from '@app/metrics';
 import { ApiModule } from './api.module';
 import { documentJsonLimit } from './documents/document-json-limit';
+import { requestMetrics } from './metrics/request-metrics';
 import { OpenApiDocument } from './openapi/openapi-document';
 import { loadTls } from './tls';
 
@@ -56,6 +58,9 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
   // method or a bad body is refused 401 like any call without a valid key, and no body is read
   // for such a caller), then body parsing, which passes a request without a body straight on.
   const startLog = requestLog(() => PinoLogger.root);
+  // Filled once the routes are registered (below); read only when a request finishes.
+  const routes = new RouteTable();
+  const observe = config.metrics.enabled ? requestMetrics(app.get(Metrics), routes) : undefined;
   const parseBody = bodyParsing({
     multipartPaths: MULTIPART_PATHS,
     urlencodedPaths: URLENCODED_PATHS,
@@ -67,6 +72,7 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
   app.use((req: Request, res: Response, next: NextFunction) => {
     assignRequestId(req, res);
     startLog(req, res);
+    observe?.(req, res);
     watchBody(req, res);
     if (refuseLargeHead(req, res)) return;
     if (req.headers.host === undefined && req.httpVersion === '1.1') {
@@ -74,7 +80,6 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
     }
     checkKeyThenParse(req, res, next);
   });
-  const routes = new RouteTable();
   app.useGlobalFilters(new ApiExceptionFilter(routes));
   app.useGlobalPipes(new ApiValidationPipe());
   await app.init();

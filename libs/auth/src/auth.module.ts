@@ -1,6 +1,7 @@
 import { DynamicModule, Module, ModuleMetadata, Type } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { CoreModule, KeyLookup } from '@app/core';
+import { MetricsModule } from '@app/metrics';
 import { RedisModule } from '@app/redis';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { ConnectionRateLimit } from './connection-rate-limit';
@@ -27,7 +28,7 @@ export class AuthModule {
   static forRoot(options: AuthModuleOptions): DynamicModule {
     return {
       module: AuthModule,
-      imports: [DiscoveryModule, CoreModule, RedisModule, ...(options.imports ?? [])],
+      imports: [DiscoveryModule, CoreModule, RedisModule, MetricsModule, ...(options.imports ?? [])],
       providers: [
         { provide: KeyLookup, useExisting: options.keyLookup },
         KeyCache,

@@ -29,6 +29,8 @@ export class AppConfig {
   readonly idempotencyTtlHours: number;
   readonly migrationsRunOnStart: boolean;
   readonly workerHealthPort: number;
+  /** Prometheus metrics: the api's plain-HTTP port (0 picks a free one) and the worker's /metrics; off serves neither. */
+  readonly metrics: { enabled: boolean; port: number };
   readonly shutdownGraceMs: number;
   /** SMTP server for outgoing mail; unset writes .eml files under DATA_DIR/mail. */
   readonly smtpUrl?: string;
@@ -73,6 +75,7 @@ export class AppConfig {
     this.idempotencyTtlHours = env.IDEMPOTENCY_TTL_HOURS;
     this.migrationsRunOnStart = env.MIGRATIONS_RUN_ON_START;
     this.workerHealthPort = env.WORKER_HEALTH_PORT;
+    this.metrics = { enabled: env.METRICS_ENABLED, port: env.METRICS_PORT };
     this.shutdownGraceMs = env.SHUTDOWN_GRACE_MS;
     this.smtpUrl = env.SMTP_URL;
     this.mailFrom = env.MAIL_FROM;

@@ -76,6 +76,17 @@ export class EnvSchema {
   @Max(65535)
   WORKER_HEALTH_PORT = 8081;
 
+  // Metrics (see README "Running at scale", Metrics): the api's private scrape port; the worker's /metrics is on WORKER_HEALTH_PORT.
+  @Transform(toBool)
+  @IsBoolean()
+  METRICS_ENABLED = true;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT = 9464;
+
   @Transform(toInt)
   @IsInt()
   @Min(1000)

@@ -27,12 +27,21 @@ export class WebhookRetriesProcessor extends WorkerHost implements OnApplication
 
   async process(job: Job<DeliveryJob>, token?: string): Promise<string> {
     const outcome = await this.attempts.attempt(job.data.deliveryId);
-    if (outcome.kind === 'failed' && outcome.retryInMs !== null) throw new RetryLater(outcome.retryInMs);
+    if (outcome.kind === 'failed' && outcome.retryInMs !== null) {
+      await this.noteDue(job, outcome.retryInMs);
+      throw new RetryLater(outcome.retryInMs);
+    }
     if (outcome.kind === 'not_due') {
+      await this.noteDue(job, outcome.inMs);
       await job.moveToDelayed(Date.now() + outcome.inMs, token);
       throw new DelayedError();
     }
     return outcome.kind;
+  }
+
+  /** Writes when the job is due again, for the queue-age metric (BullMQ forgets a delay once it ends); never fails the job. */
+  private async noteDue(job: Job<DeliveryJob>, inMs: number): Promise<void> {
+    await job.updateData({ deliveryId: job.data.deliveryId, dueAt: Date.now() + inMs }).catch(() => undefined);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

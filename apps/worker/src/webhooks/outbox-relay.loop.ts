@@ -3,6 +3,8 @@ import { AppConfig } from '@app/config';
 import { NotifiedLoop } from '../common/notified-loop';
 import { DeliveryQueues } from './delivery-queues';
 import { CHANNELS } from '@app/database';
+import { Metrics, METRICS } from '@app/metrics';
+import type { Counter } from 'prom-client';
 import { DeliveryRecoveryService, OutboxRelayService, RELAY_BATCH_SIZE } from '@app/domain';
 
 /** Without a notification (missed while reconnecting, another database client), the loop still looks this often. */
@@ -28,13 +30,16 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
   private readonly resent = new Set<string>();
   private lastRecovery = 0;
   private readonly loop: NotifiedLoop;
+  private readonly relayed: Counter;
 
   constructor(
     config: AppConfig,
     private readonly relay: OutboxRelayService,
     private readonly recovery: DeliveryRecoveryService,
     private readonly queues: DeliveryQueues,
+    metrics: Metrics,
   ) {
+    this.relayed = metrics.counter(METRICS.outboxRelayed);
     this.loop = new NotifiedLoop({
       name: 'relay',
       databaseUrl: config.databaseUrl,
@@ -61,6 +66,7 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     for (;;) {
       const { events, deliveryIds } = await this.relay.relayBatch(RELAY_BATCH_SIZE);
       await this.queues.first(deliveryIds);
+      this.relayed.inc(events);
       if (events < RELAY_BATCH_SIZE || !this.loop.isRunning) break;
     }
     if (this.resent.size > 0) {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { WebhooksDomainModule } from '@app/domain';
+import { MetricsModule } from '@app/metrics';
 import { QueuesModule } from '@app/queue';
 import { DeliveryQueues } from './delivery-queues';
 import { OutboxRelayLoop } from './outbox-relay.loop';
@@ -13,7 +14,7 @@ import { WebhookRetriesProcessor } from '../processors/webhook-retries.processor
  * BullMQ root (the connection) in the application.
  */
 @Module({
-  imports: [WebhooksDomainModule, QueuesModule],
+  imports: [WebhooksDomainModule, QueuesModule, MetricsModule],
   providers: [DeliveryQueues, OutboxRelayLoop, WebhookDeliveriesProcessor, WebhookRetriesProcessor, WebhookMaintenanceJobs],
   exports: [WebhookMaintenanceJobs, OutboxRelayLoop],
 })

@@ -1,7 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { EVENT_SCOPES, EventName } from '@app/events';
+import { Metrics, METRICS } from '@app/metrics';
 import type { Pool } from 'pg';
+import type { Counter, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { Clock, isConnectionError, TransactionHost } from '@app/core';
 import { CURRENT_POLICY_VERSION_SQL, policyAccepted } from '../organisations/data-policy';
@@ -170,14 +172,22 @@ export class DeliveryAttemptsService {
     BATCH_WAIT_MS,
   );
 
+  private readonly counts: { attempts: Counter<'event' | 'outcome'>; duration: Histogram<'outcome'>; deliveries: Counter<'event' | 'outcome'> };
+
   constructor(
     private readonly tx: TransactionHost,
     private readonly clock: Clock,
     private readonly sender: WebhookSender,
     private readonly config: AppConfig,
     dataSource: DataSource,
+    metrics: Metrics,
   ) {
     this.pool = (dataSource.driver as unknown as { master: Pool }).master;
+    this.counts = {
+      attempts: metrics.counter(METRICS.webhookAttempts),
+      duration: metrics.histogram(METRICS.webhookAttemptDuration),
+      deliveries: metrics.counter(METRICS.webhookDeliveries),
+    };
   }
 
   async attempt(deliveryId: string): Promise<AttemptOutcome> {
@@ -196,6 +206,7 @@ export class DeliveryAttemptsService {
     const reason = giveUpReason(d);
     if (reason) {
       await this.query('webhook-attempt-give-up', GIVE_UP, [d.id, d.series, d.attempts, reason, now.toISOString()]);
+      this.counts.deliveries.inc({ event: d.event, outcome: 'given_up' });
       return { kind: 'given_up', reason };
     }
 
@@ -214,7 +225,16 @@ export class DeliveryAttemptsService {
     };
     if (this.tx.inTransaction) await this.finishMany([finished]);
     else await this.record(finished);
+    this.countAttempt(d.event, result, finished.state);
     return result.ok ? { kind: 'delivered', result, number } : { kind: 'failed', result, number, retryInMs };
+  }
+
+  /** Once recorded: the attempt by outcome, its duration, and the delivery if it ended. */
+  private countAttempt(event: string, result: SendResult, state: string): void {
+    const outcome = result.ok ? 'success' : result.status === null ? 'no_answer' : 'http_error';
+    this.counts.attempts.inc({ event, outcome });
+    this.counts.duration.observe({ outcome }, result.durationMs / 1000);
+    if (state === 'delivered' || state === 'failed') this.counts.deliveries.inc({ event, outcome: state });
   }
 
   /** Records a sent attempt, again and again while Postgres is unreachable (see the class comment). */
