@@ -47,6 +47,10 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
   const workers: BuiltProcess[] = [];
   const all = (): BuiltProcess[] => [apiA, apiB, ...workers].filter(Boolean);
   let tenant: { organisation_id: string; connection_id: string; key_id: string; key: string };
+  /** A one-time console sign-in link for the organisation's integrations manager. */
+  let managerLink: string;
+  /** A second key of the tenant's connection (the one revoked). */
+  let secondKey: { id: string; key: string };
   const spawnedAt = Date.now();
 
   beforeAll(async () => {
@@ -69,11 +73,22 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
     // Started at once on a fresh database, both allowed to migrate.
     [apiA, apiB] = await Promise.all(['api A', 'api B'].map((name) => BuiltProcess.start('api', name, { ...env, MIGRATIONS_RUN_ON_START: 'true' })));
     await Promise.all([apiA.ready(), apiB.ready()]);
-    workers.push(...(await Promise.all(['worker 1', 'worker 2'].map((name) => BuiltProcess.start('worker', name, env)))));
-    await Promise.all(workers.map((w) => w.ready()));
     db = new Client({ connectionString: env.DATABASE_URL });
     await db.connect();
-    tenant = await admin(['demo', 'setup', '--name', `Replicas ${rand()}`], env);
+    // The workers start while the admin CLI makes the organisation (with an integrations manager).
+    const starting = Promise.all(['worker 1', 'worker 2'].map((name) => BuiltProcess.start('worker', name, env)));
+    const making = (async () => {
+      tenant = await admin(['demo', 'setup', '--name', `Replicas ${rand()}`], env);
+      const group = await admin<{ id: string }>(['group', 'create', '--org', tenant.organisation_id, '--name', 'Integrations', '--permissions', 'integrations.manage'], env);
+      const person = await admin<{ id: string }>(
+        ['person', 'add', '--org', tenant.organisation_id, '--email', `manager-${rand()}@example.com`, '--name', 'Manager', '--group', group.id],
+        env,
+      );
+      managerLink = (await admin<{ url: string }>(['console', 'link', '--person', person.id], env)).url;
+      secondKey = await admin<{ id: string; key: string }>(['key', 'create', '--connection', tenant.connection_id], env);
+    })();
+    workers.push(...(await starting));
+    await Promise.all([making, ...workers.map((w) => w.ready())]);
   }, SLOW);
 
   afterAll(async () => {
@@ -134,14 +149,8 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
   });
 
   it('a key revoked through replica A is refused on replica B on its next call; a scope change likewise', async () => {
-    // An integrations manager signs in to the Integrations section on replica A.
-    const group = await admin<{ id: string }>(['group', 'create', '--org', tenant.organisation_id, '--name', 'Integrations', '--permissions', 'integrations.manage'], env);
-    const person = await admin<{ id: string }>(
-      ['person', 'add', '--org', tenant.organisation_id, '--email', `manager-${rand()}@example.com`, '--name', 'Manager', '--group', group.id],
-      env,
-    );
-    const link = await admin<{ url: string }>(['console', 'link', '--person', person.id], env);
-    const token = new URL(link.url).searchParams.get('token')!;
+    // The integrations manager signs in to the Integrations section on replica A.
+    const token = new URL(managerLink).searchParams.get('token')!;
     const browser = request.agent(apiA.url);
     const origin = { Origin: apiA.url };
     const linkPage = await browser.get(`/console/sign-in/link?token=${token}`);
@@ -151,7 +160,7 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
     const csrf = async () => hidden((await browser.get(`/console/connections/${tenant.connection_id}`).expect(200)).text, '_csrf');
 
     // A second key, used on both replicas (each has it in its key cache now).
-    const second = await admin<{ id: string; key: string }>(['key', 'create', '--connection', tenant.connection_id], env);
+    const second = secondKey;
     for (const api of [apiA, apiB]) expect((await http(api).get('/v1/me').set(bearer(second.key))).status).toBe(200);
     const revoked = await browser
       .post(`/console/connections/${tenant.connection_id}/keys/${second.id}/revoke`)
@@ -226,7 +235,9 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
       const beforeRestart = receipts();
       const restarted = await BuiltProcess.start('worker', 'worker 1 (restarted)', env);
       workers.push(restarted);
-      await restarted.ready();
+      // Ready while the others deliver (a failed start fails the test here or below).
+      const restartedReady = restarted.ready();
+      restartedReady.catch(() => undefined);
 
       // Wait until Postgres holds every delivery as delivered.
       const webhooks = hooks.map((h) => h.id);
@@ -238,6 +249,7 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
         await sleep(200);
       }
       const seconds = (Date.now() - started) / 1000;
+      await restartedReady;
 
       let inFlightAtKill = 0;
       for (const hook of hooks) {
@@ -281,7 +293,7 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
     const queues = new Map(Object.values(QUEUES).map((name) => [name, new Queue(name, opts)]));
     try {
       // Let a few more periods pass with both workers (one of them restarted) running.
-      await sleep(3 * EVERY_MS);
+      await sleep(2 * EVERY_MS);
       for (const [name, queue] of queues) {
         const scheduled = SCHEDULES.filter((s) => s.queue === name).map((s) => s.job);
         // One scheduler per job, whichever worker upserted it and however often.
