@@ -80,7 +80,10 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
     const starting = Promise.all(['worker 1', 'worker 2'].map((name) => BuiltProcess.start('worker', name, env)));
     const making = (async () => {
       tenant = await admin(['demo', 'setup', '--name', `Replicas ${rand()}`], env);
-      const group = await admin<{ id: string }>(['group', 'create', '--org', tenant.organisation_id, '--name', 'Integrations', '--permissions', 'integrations.manage'], env);
+      const group = await admin<{ id: string }>(
+        ['group', 'create', '--org', tenant.organisation_id, '--name', 'Integrations', '--permissions', 'integrations.manage'],
+        env,
+      );
       const person = await admin<{ id: string }>(
         ['person', 'add', '--org', tenant.organisation_id, '--email', `manager-${rand()}@example.com`, '--name', 'Manager', '--group', group.id],
         env,
@@ -156,7 +159,11 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
     const origin = { Origin: apiA.url };
     const linkPage = await browser.get(`/console/sign-in/link?token=${token}`);
     expect(linkPage.status).toBe(200);
-    const signedIn = await browser.post('/console/sign-in/link').set(origin).type('form').send({ token, _csrf: hidden(linkPage.text, '_csrf') });
+    const signedIn = await browser
+      .post('/console/sign-in/link')
+      .set(origin)
+      .type('form')
+      .send({ token, _csrf: hidden(linkPage.text, '_csrf') });
     expect({ status: signedIn.status, location: signedIn.headers.location }).toEqual({ status: 303, location: '/console' });
     const csrf = async () => hidden((await browser.get(`/console/connections/${tenant.connection_id}`).expect(200)).text, '_csrf');
 
@@ -187,7 +194,10 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
 
   it('the test call’s 5-second spacing holds across replicas', async () => {
     const url = `https://127.0.0.1/replicas-test-${rand()}`;
-    const made = await http(apiA).post('/v1/webhooks').set(bearer(tenant.key)).send({ url, events: ['conversation.ended'] });
+    const made = await http(apiA)
+      .post('/v1/webhooks')
+      .set(bearer(tenant.key))
+      .send({ url, events: ['conversation.ended'] });
     expect(made.status).toBe(201);
     const first = await http(apiA).post(`/v1/webhooks/${made.body.data.id}/test`).set(bearer(tenant.key));
     expect(first.status).toBe(200);
