@@ -91,6 +91,7 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
       managerLink = (await admin<{ url: string }>(['console', 'link', '--person', person.id], env)).url;
       secondKey = await admin<{ id: string; key: string }>(['key', 'create', '--connection', tenant.connection_id], env);
     })();
+    making.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     workers.push(...(await starting));
     await Promise.all([making, ...workers.map((w) => w.ready())]);
   }, SLOW);
