@@ -19,4 +19,11 @@ describe('AppConfig', () => {
     expect(AppConfig.fromEnv({ WEBHOOK_RETRY_SCALE: '0.001' }).webhookRetryScale).toBe(0.001);
     expect(() => AppConfig.fromEnv({ WEBHOOK_RETRY_SCALE: '0.001', NODE_ENV: 'production' })).toThrow(/refused when NODE_ENV=production/);
   });
+
+  it('takes the tests-only schedule period, within bounds, and refuses it in production', () => {
+    expect(AppConfig.fromEnv({}).scheduleEveryMs).toBeUndefined();
+    expect(AppConfig.fromEnv({ SCHEDULE_EVERY_MS: '1000' }).scheduleEveryMs).toBe(1000);
+    expect(() => AppConfig.fromEnv({ SCHEDULE_EVERY_MS: '50' })).toThrow(/SCHEDULE_EVERY_MS/);
+    expect(() => AppConfig.fromEnv({ SCHEDULE_EVERY_MS: '1000', NODE_ENV: 'production' })).toThrow(/SCHEDULE_EVERY_MS: is for tests only/);
+  });
 });

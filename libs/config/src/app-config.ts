@@ -45,6 +45,8 @@ export class AppConfig {
   /** Multiplies the retry timetable (tests only; refused in production). 1 = the contract's. */
   readonly webhookRetryScale: number;
   readonly webhookConcurrency: number;
+  /** Tests only (refused in production): every scheduled job's period in ms instead of its own; unset keeps the schedules table's. */
+  readonly scheduleEveryMs?: number;
   readonly translationEngine: EnvSchema['TRANSLATION_ENGINE'];
   readonly translationEngineUrl?: string;
   readonly translationEngineKey?: string;
@@ -97,6 +99,10 @@ export class AppConfig {
     }
     this.webhookRetryScale = env.WEBHOOK_RETRY_SCALE ?? 1;
     this.webhookConcurrency = env.WEBHOOK_CONCURRENCY;
+    if (env.SCHEDULE_EVERY_MS !== undefined && env.NODE_ENV === 'production') {
+      throw new Error('Invalid configuration:\n  SCHEDULE_EVERY_MS: is for tests only and refused when NODE_ENV=production');
+    }
+    this.scheduleEveryMs = env.SCHEDULE_EVERY_MS;
     this.translationEngine = env.TRANSLATION_ENGINE;
     this.translationEngineUrl = env.TRANSLATION_ENGINE_URL;
     this.translationEngineKey = env.TRANSLATION_ENGINE_KEY;

@@ -126,6 +126,14 @@ export class EnvSchema {
   @Max(1000)
   WEBHOOK_CONCURRENCY = 50;
 
+  /** Tests only (refused in production): every scheduled job runs this often instead of its own period. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(200)
+  @Max(3600000)
+  SCHEDULE_EVERY_MS?: number;
+
   @IsIn(['none', 'libretranslate', 'deepl', 'apertium'])
   TRANSLATION_ENGINE: 'none' | 'libretranslate' | 'deepl' | 'apertium' = 'none';
 
@@ -214,6 +222,7 @@ export function validateEnv(raw: Record<string, unknown>): EnvSchema {
     'SMTP_URL',
     'PUBLIC_BASE_URL',
     'WEBHOOK_RETRY_SCALE',
+    'SCHEDULE_EVERY_MS',
     'TRANSLATION_ENGINE_URL',
     'TRANSLATION_ENGINE_KEY',
   ]);
