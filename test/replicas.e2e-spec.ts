@@ -53,6 +53,7 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
   /** A second key of the tenant's connection (the one revoked). */
   let secondKey: { id: string; key: string };
   const spawnedAt = Date.now();
+  let workersReady: Promise<void>;
 
   beforeAll(async () => {
     await recreateDatabase(server, database);
@@ -93,7 +94,10 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
     })();
     making.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     workers.push(...(await starting));
-    await Promise.all([making, ...workers.map((w) => w.ready())]);
+    // The api-only tests run while the workers get ready; the burst waits for them.
+    workersReady = Promise.all(workers.map((w) => w.ready())).then(() => undefined);
+    workersReady.catch(() => undefined); // awaited in the burst; not an unhandled rejection meanwhile
+    await making;
   }, SLOW);
 
   afterAll(async () => {
@@ -214,6 +218,7 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
   it(
     `a burst of ${BURST} events while a worker is killed (SIGKILL) and restarted: each webhook receives every event, twice only what was in flight at the kill`,
     async () => {
+      await workersReady;
       // Two webhooks subscribed to the event, one made through each api.
       const hooks: Array<{ id: string; path: string }> = [];
       for (const api of [apiA, apiB]) {
