@@ -54,6 +54,8 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
   let secondKey: { id: string; key: string };
   const spawnedAt = Date.now();
   let workersReady: Promise<void>;
+  /** When the killed worker's replacement started: schedules must keep running after its upserts. */
+  let restartedAt = 0;
 
   beforeAll(async () => {
     await recreateDatabase(server, database);
@@ -252,6 +254,7 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
       const beforeRestart = receipts();
       // Killed mid-burst: work was left for the others.
       expect(beforeRestart).toBeLessThan(expected);
+      restartedAt = Date.now();
       const restarted = await BuiltProcess.start('worker', 'worker 1 (restarted)', env);
       workers.push(restarted);
       // Ready while the others deliver (a failed start fails the test here or below).
@@ -331,6 +334,8 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
           const gaps = slots.slice(1).map((t, i) => t - slots[i]);
           expect({ job, closer: gaps.filter((g) => g < EVERY_MS) }).toEqual({ job, closer: [] });
           expect(slots.length).toBeLessThanOrEqual(Math.ceil(window / EVERY_MS) + 1);
+          // And they went on after the restarted worker upserted the schedules again.
+          expect({ job, afterRestart: restartedAt > 0 && slots.some((t) => t > restartedAt) }).toEqual({ job, afterRestart: true });
         }
       }
     } finally {
