@@ -35,6 +35,8 @@ export class AppConfig {
   /** Multiplies the retry timetable (tests only; refused in production). 1 = the contract's. */
   readonly webhookRetryScale: number;
   readonly webhookConcurrency: number;
+  /** Attempts in flight at once for one webhook, across every worker (the rest wait parked, holding no worker slot). */
+  readonly webhookMaxInFlightPerWebhook: number;
   readonly translationEngine: EnvSchema['TRANSLATION_ENGINE'];
   readonly translationEngineUrl?: string;
   readonly translationEngineKey?: string;
@@ -84,6 +86,7 @@ export class AppConfig {
     }
     this.webhookRetryScale = env.WEBHOOK_RETRY_SCALE ?? 1;
     this.webhookConcurrency = env.WEBHOOK_CONCURRENCY;
+    this.webhookMaxInFlightPerWebhook = env.WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK;
     this.translationEngine = env.TRANSLATION_ENGINE;
     this.translationEngineUrl = env.TRANSLATION_ENGINE_URL;
     this.translationEngineKey = env.TRANSLATION_ENGINE_KEY;

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { AppConfig } from '@app/config';
 import { NotifiedLoop } from '../common/notified-loop';
 import { DeliveryQueues } from './delivery-queues';
+import { WebhookSlots } from './webhook-slots';
 import { CHANNELS } from '@app/database';
 import { DeliveryRecoveryService, OutboxRelayService, RELAY_BATCH_SIZE } from '@app/domain';
 
@@ -10,6 +11,9 @@ export const RELAY_POLL_MS = 1000;
 /** How often the loop looks for pending deliveries whose job was lost, and how overdue they must be. */
 export const RECOVERY_EVERY_MS = 30_000;
 export const RECOVERY_GRACE_MS = 30_000;
+/** Overdue deliveries are read this many at a time, at most RECOVERY_MAX_PAGES pages per pass (parked ones are overdue too, and skipped). */
+export const RECOVERY_PAGE = 1000;
+export const RECOVERY_MAX_PAGES = 20;
 
 /**
  * Runs the outbox relay in a loop rather than as a 1-second BullMQ schedule: an event must reach
@@ -34,6 +38,7 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     private readonly relay: OutboxRelayService,
     private readonly recovery: DeliveryRecoveryService,
     private readonly queues: DeliveryQueues,
+    private readonly slots: WebhookSlots,
   ) {
     this.loop = new NotifiedLoop({
       name: 'relay',
@@ -75,12 +80,27 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
-  /** Queues again, under the same job ids, pending deliveries whose attempt is overdue and unheld. */
+  /**
+   * Queues again, under the same job ids, pending deliveries whose attempt is overdue and unheld:
+   * deliveries parked behind their webhook's cap, or in flight, are skipped (WebhookSlots.unheld),
+   * so a hanging receiver's thousands of parked deliveries are read but not re-queued each pass.
+   * Pages through the overdue deliveries (RECOVERY_MAX_PAGES × RECOVERY_PAGE per pass at most), so
+   * parked ones never hide a lost job behind them.
+   */
   async recover(graceMs = RECOVERY_GRACE_MS): Promise<number> {
-    const overdue = await this.recovery.overdue(graceMs);
-    await this.queues.first(overdue.filter((d) => d.attempts === 0).map((d) => d.id));
-    for (const d of overdue.filter((x) => x.attempts > 0)) await this.queues.retry(d.id, 0);
-    if (overdue.length > 0) this.logger.log(`re-queued ${overdue.length} overdue deliveries`);
-    return overdue.length;
+    let requeued = 0;
+    let after: { nextAttemptAt: Date; id: string } | undefined;
+    for (let page = 0; page < RECOVERY_MAX_PAGES; page++) {
+      const overdue = await this.recovery.overdue(graceMs, RECOVERY_PAGE, after);
+      if (overdue.length === 0) break;
+      const lost = await this.slots.unheld(overdue);
+      await this.queues.first(lost.filter((d) => d.attempts === 0).map((d) => d.id));
+      for (const d of lost.filter((x) => x.attempts > 0)) await this.queues.retry(d.id, 0);
+      requeued += lost.length;
+      if (overdue.length < RECOVERY_PAGE) break;
+      after = overdue[overdue.length - 1];
+    }
+    if (requeued > 0) this.logger.log(`re-queued ${requeued} overdue deliveries`);
+    return requeued;
   }
 }
