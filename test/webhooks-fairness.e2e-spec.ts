@@ -60,10 +60,9 @@ async function emit(api: TestApi, t: Tenant, n: number): Promise<void> {
 const ids = (receiver: WebhookReceiver, path: string) => receiver.received(path).map((r) => JSON.parse(r.raw).id as string);
 const states = async (db: DataSource, hook: MadeHook): Promise<Record<string, number>> =>
   Object.fromEntries(
-    (await db.query(`SELECT state, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY state`, [hook.id])).map((r: { state: string; n: number }) => [
-      r.state,
-      r.n,
-    ]),
+    (await db.query(`SELECT state, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY state`, [hook.id])).map(
+      (r: { state: string; n: number }) => [r.state, r.n],
+    ),
   );
 
 describe('Fair delivery: a hanging receiver holds at most its cap, and nobody else waits behind it', () => {
@@ -84,7 +83,7 @@ describe('Fair delivery: a hanging receiver holds at most its cap, and nobody el
   }, SLOW);
 
   it(
-    "the hanging receiver never has more than the cap in flight; the fast one gets everything meanwhile; once it recovers every parked delivery arrives, once",
+    'the hanging receiver never has more than the cap in flight; the fast one gets everything meanwhile; once it recovers every parked delivery arrives, once',
     async () => {
       const [slowOrg, fastOrg] = [await makeTenant(stand.api.app), await makeTenant(stand.api.app)];
       const slow = await stand.hook(slowOrg, 'hanging');

@@ -186,7 +186,10 @@ export class WebhookSlots {
   }
 
   /** Parks the deliveries whose job ended because their webhook was full, once BullMQ has removed the job. */
-  watch(worker: { on(event: 'completed' | 'failed', listener: (job: Job<DeliveryJob> | undefined, result: unknown) => void): unknown }, queue: SlotQueue): void {
+  watch(
+    worker: { on(event: 'completed' | 'failed', listener: (job: Job<DeliveryJob> | undefined, result: unknown) => void): unknown },
+    queue: SlotQueue,
+  ): void {
     worker.on('completed', (job, result) => {
       if (!job) return;
       const key = `${queue}:${job.data.deliveryId}`;
