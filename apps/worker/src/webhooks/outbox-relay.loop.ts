@@ -64,8 +64,9 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
   /** One pass: relay everything waiting, queue resends, and now and then recover lost jobs. */
   async tick(): Promise<void> {
     for (;;) {
-      const { events, deliveryIds } = await this.relay.relayBatch(RELAY_BATCH_SIZE);
-      await this.queues.first(deliveryIds);
+      const { events, deliveries } = await this.relay.relayBatch(RELAY_BATCH_SIZE);
+      // Deliveries of a webhook already at its cap are parked here, without a job (WebhookSlots.admit).
+      await this.queues.first(await this.slots.admit(deliveries));
       if (events < RELAY_BATCH_SIZE || !this.loop.isRunning) break;
     }
     if (this.resent.size > 0) {

@@ -69,6 +69,23 @@ describe('WebhookSlots: the per-webhook cap on attempts in flight (Lua, real Red
     expect((await leases(s, w)).sort()).toEqual(['c', 'd']);
   });
 
+  it("the relay's admission: new deliveries take the free slots, the rest are parked in order without a job", async () => {
+    const s = make(2);
+    const w = hook();
+    expect(await s.enter(w, 'a', 'f')).toBe(true);
+    const made = ['n1', 'n2', 'n3', 'n4'].map((id) => ({ id, webhookId: w }));
+    expect(await s.admit(made)).toEqual(['n1']);
+    expect(await parked(s, w)).toEqual(['n2', 'n3', 'n4']);
+    // n1's job then goes through on the slot it was given.
+    expect(await s.enter(w, 'n1', 'f')).toBe(true);
+    expect(await s.enter(w, 'late', 'f')).toBe(false);
+    await s.leave(w, 'a');
+    expect(requeued).toEqual([['f', 'n2']]);
+    // Another webhook's deliveries are not held back by this one.
+    const other = hook();
+    expect(await s.admit([{ id: 'o1', webhookId: other }])).toEqual(['o1']);
+  });
+
   it('a slot freed between the refusal and the park is taken at once: the delivery is queued again, not left parked', async () => {
     const s = make(1);
     const w = hook();

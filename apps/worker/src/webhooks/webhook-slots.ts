@@ -128,8 +128,33 @@ end
 touch()
 return { woken, lost }`;
 
+/**
+ * The relay's admission of new deliveries (ARGV[4..], in order): each takes a free slot (a lease,
+ * and is returned to be queued) or, the webhook being full, is parked without ever having a job.
+ * Returns { to queue, woken pairs }.
+ */
+const ADMIT = `${PRELUDE}
+local woken = fill()
+local go = {}
+for i = 4, #ARGV do
+  local id = ARGV[i]
+  if redis.call('ZSCORE', leases, id) then
+    go[#go + 1] = id
+  elseif redis.call('ZSCORE', parked, id) then
+    -- parked already: it keeps its place
+  elseif redis.call('ZCARD', leases) < cap then
+    redis.call('ZADD', leases, lease_until, id)
+    go[#go + 1] = id
+  else
+    redis.call('ZADD', parked, 'NX', now + (i - 4) / 1000, id)
+    redis.call('HSETNX', queues, id, 'f')
+  end
+end
+touch()
+return { go, woken }`;
+
 type Script = (k1: string, k2: string, k3: string, ...argv: Array<string | number>) => Promise<unknown>;
-const SCRIPTS = { webhookSlotsEnter: ENTER, webhookSlotsPark: PARK, webhookSlotsLeave: LEAVE, webhookSlotsSweep: SWEEP } as const;
+const SCRIPTS = { webhookSlotsEnter: ENTER, webhookSlotsPark: PARK, webhookSlotsLeave: LEAVE, webhookSlotsSweep: SWEEP, webhookSlotsAdmit: ADMIT } as const;
 type Scripts = Record<keyof typeof SCRIPTS, Script>;
 
 const pairs = (flat: unknown[]): Woken[] => {
@@ -224,6 +249,30 @@ export class WebhookSlots {
     const woken = pairs(out.slice(1));
     if (Number(out[0]) === 1) woken.unshift({ id, queue });
     await this.wake(woken);
+  }
+
+  /**
+   * The relay's admission: of the deliveries it has just made, those to queue now (each holding a
+   * slot of its webhook); the others are parked at once, so a hanging receiver's backlog never
+   * reaches the queue (nor passes through a worker slot) before its turn. While Redis is unreachable
+   * every one is returned.
+   */
+  async admit(deliveries: Array<{ id: string; webhookId: string }>): Promise<string[]> {
+    const byWebhook = new Map<string, string[]>();
+    for (const d of deliveries) byWebhook.set(d.webhookId, [...(byWebhook.get(d.webhookId) ?? []), d.id]);
+    const go: string[] = [];
+    await Promise.all(
+      [...byWebhook].map(async ([webhookId, ids]) => {
+        const out = (await this.run('webhookSlotsAdmit', webhookId, ids)) as [unknown[], unknown[]] | null;
+        if (!out) {
+          go.push(...ids);
+          return;
+        }
+        go.push(...out[0].map(String));
+        await this.wake(pairs(out[1]));
+      }),
+    );
+    return go;
   }
 
   /**
