@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { ANSWER_TIMEOUT_MS, AttemptGate, OverdueDelivery } from '@app/domain';
+import { ANSWER_TIMEOUT_MS, AttemptGate, OverdueDelivery, RESOLVE_TIMEOUT_MS } from '@app/domain';
 import { isRedisUnavailable, REDIS, RedisOutage } from '@app/redis';
 import type { DeliveryJob } from '@app/queue';
 import type { Job } from 'bullmq';
@@ -8,8 +8,8 @@ import type Redis from 'ioredis';
 import { DeliveryQueues } from './delivery-queues';
 
 /**
- * A lease outlives the longest attempt (the answer's 10 s, after the name lookup) by this much, so
- * an attempt still running never loses its slot, and a worker killed mid-attempt frees it by itself.
+ * A lease outlives the longest attempt (the name lookup's 5 s, then the answer's 10 s) by this much,
+ * so an attempt still running never loses its slot, and a worker killed mid-attempt frees it by itself.
  */
 export const LEASE_MARGIN_MS = 5000;
 /** The webhook's keys vanish this long after their last change (an idle webhook leaves nothing behind). */
@@ -181,7 +181,7 @@ export class WebhookSlots {
   private readonly outage: RedisOutage;
   private readonly scripts: Scripts;
   /** How long a lease lasts (tests shorten it). */
-  leaseMs = ANSWER_TIMEOUT_MS + LEASE_MARGIN_MS;
+  leaseMs = RESOLVE_TIMEOUT_MS + ANSWER_TIMEOUT_MS + LEASE_MARGIN_MS;
   /** Jobs whose attempt found the webhook full, by queue and delivery id: parked once BullMQ has removed the job. */
   private readonly refused = new Map<string, string>();
 
