@@ -229,7 +229,7 @@ describe('Fair delivery: the leases of a SIGKILLed worker expire by themselves',
         return Number(s) * 1000 + Math.floor(Number(us) / 1000);
       };
       expect(await redis.zcount(keyOf('leases'), await redisNow(), '+inf')).toBe(CAP);
-      await until('the dead worker’s leases lapse', async () => (await redis.zcount(keyOf('leases'), await redisNow(), '+inf')) === 0, 30_000);
+      await until('the dead worker’s leases lapse', async () => (await redis.zcount(keyOf('leases'), await redisNow(), '+inf')) === 0, 45_000);
 
       // The sweep hands the lapsed slots to the parked deliveries; the new worker attempts two, parks the third again.
       await worker.get(OutboxRelayLoop).recover(0);
