@@ -47,6 +47,8 @@ export class AppConfig {
   readonly webhookConcurrency: number;
   /** Tests only (refused in production): every scheduled job's period in ms instead of its own; unset keeps the schedules table's. */
   readonly scheduleEveryMs?: number;
+  /** Attempts in flight at once for one webhook, across every worker (the rest wait parked, holding no worker slot). */
+  readonly webhookMaxInFlightPerWebhook: number;
   readonly translationEngine: EnvSchema['TRANSLATION_ENGINE'];
   readonly translationEngineUrl?: string;
   readonly translationEngineKey?: string;
@@ -103,6 +105,7 @@ export class AppConfig {
       throw new Error('Invalid configuration:\n  SCHEDULE_EVERY_MS: is for tests only and refused when NODE_ENV=production');
     }
     this.scheduleEveryMs = env.SCHEDULE_EVERY_MS;
+    this.webhookMaxInFlightPerWebhook = env.WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK;
     this.translationEngine = env.TRANSLATION_ENGINE;
     this.translationEngineUrl = env.TRANSLATION_ENGINE_URL;
     this.translationEngineKey = env.TRANSLATION_ENGINE_KEY;

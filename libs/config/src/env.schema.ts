@@ -134,6 +134,12 @@ export class EnvSchema {
   @Max(3600000)
   SCHEDULE_EVERY_MS?: number;
 
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK = 10;
+
   @IsIn(['none', 'libretranslate', 'deepl', 'apertium'])
   TRANSLATION_ENGINE: 'none' | 'libretranslate' | 'deepl' | 'apertium' = 'none';
 

@@ -4,6 +4,7 @@ import { AppConfig } from '@app/config';
 import { DeliveryJob, QUEUES, superviseWorker } from '@app/queue';
 import { DelayedError, Job } from 'bullmq';
 import { RetryLater, webhookBackoff } from '../webhooks/delivery-queues';
+import { WebhookSlots } from '../webhooks/webhook-slots';
 import { DeliveryAttemptsService } from '@app/domain';
 
 /**
@@ -16,6 +17,7 @@ export class WebhookRetriesProcessor extends WorkerHost implements OnApplication
   constructor(
     private readonly attempts: DeliveryAttemptsService,
     private readonly config: AppConfig,
+    private readonly slots: WebhookSlots,
   ) {
     super();
   }
@@ -23,10 +25,12 @@ export class WebhookRetriesProcessor extends WorkerHost implements OnApplication
   onApplicationBootstrap(): void {
     this.worker.concurrency = this.config.webhookConcurrency;
     superviseWorker(this.worker, QUEUES.webhookRetries);
+    this.slots.watch(this.worker, 'r');
   }
 
   async process(job: Job<DeliveryJob>, token?: string): Promise<string> {
-    const outcome = await this.attempts.attempt(job.data.deliveryId);
+    // 'parked' (its webhook has as many attempts in flight as allowed): the job ends, WebhookSlots parks the delivery.
+    const outcome = await this.attempts.attempt(job.data.deliveryId, this.slots.gate('r'));
     if (outcome.kind === 'failed' && outcome.retryInMs !== null) {
       await this.noteDue(job, outcome.retryInMs);
       throw new RetryLater(outcome.retryInMs);
