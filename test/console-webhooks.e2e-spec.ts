@@ -348,6 +348,18 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     // Their webhook under our connection's address is not found either.
     await page.goto(`${webhooksPage()}/${theirs}/deliveries`);
     expect(await page.textContent('h1')).toBe('That could not be done');
+    // Nor can a forged form change it (a valid CSRF token of ours), and a form without the token changes nothing of ours.
+    await page.goto(webhooksPage());
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const post = (action: string, form: Record<string, string>) =>
+      page.evaluate(async ({ action, form }) => (await fetch(action, { method: 'POST', body: new URLSearchParams(form) })).status, { action, form });
+    expect(await post(`${webhooksPage(other)}/${theirs}/remove`, { _csrf: csrf })).toBe(404);
+    expect(await post(`${webhooksPage()}/${theirs}/remove`, { _csrf: csrf })).toBe(404);
+    expect(await post(`${webhooksPage(other)}/${theirs}/deliveries/resend-failed`, { _csrf: csrf, since: '2020-01-01T00:00' })).toBe(404);
+    expect((await db.query(`SELECT deleted_at FROM webhooks WHERE id = $1`, [theirs]))[0].deleted_at).toBeNull();
+    const ours = await restHook(t, hookUrl('csrf'));
+    expect(await post(`${webhooksPage()}/${ours}/remove`, {})).toBe(403);
+    expect((await db.query(`SELECT deleted_at FROM webhooks WHERE id = $1`, [ours]))[0].deleted_at).toBeNull();
 
     const off = await makeTenant(api.app, ['conversations:read', 'webhooks:manage'], 'Policy off org');
     const offManager = await makeConsolePerson(api.app, off.organisationId, ['integrations.manage']);
