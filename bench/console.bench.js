@@ -142,7 +142,7 @@ function call(port, { method = 'GET', path: p, headers = {}, form, agent }) {
         port,
         method,
         path: p,
-        agent,
+        agent: agent ?? false, // a fresh connection unless the caller keeps one: no race with the server closing an idle one
         rejectUnauthorized: false,
         timeout: 10000,
         headers: body ? { ...headers, 'content-type': 'application/x-www-form-urlencoded', 'content-length': body.length } : headers,
