@@ -1,6 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { CasesService, ConversationIngestService, OrganisationsService, verifySignature, WebhookTls } from '@app/domain';
+import { CasesService, ConnectionsService, ConversationIngestService, OrganisationsService, verifySignature, WebhooksService, WebhookTls } from '@app/domain';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
@@ -360,6 +360,22 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     const ours = await restHook(t, hookUrl('csrf'));
     expect(await post(`${webhooksPage()}/${ours}/remove`, {})).toBe(403);
     expect((await db.query(`SELECT deleted_at FROM webhooks WHERE id = $1`, [ours]))[0].deleted_at).toBeNull();
+
+    // A revoked connection's webhooks can be read, not added to, tested or resent.
+    const partner = await api.app.get(ConnectionsService).create(t.organisationId, 'Revoked partner', ['conversations:read']);
+    const { webhook: stopped } = await api.app
+      .get(WebhooksService)
+      .create(
+        { organisationId: t.organisationId, connectionId: partner.id, scopes: partner.scopes },
+        { url: hookUrl('revoked'), events: ['conversation.ended'] },
+      );
+    await api.app.get(ConnectionsService).revoke(partner.id);
+    const revokedPage = `${base}/console/connections/${partner.id}/webhooks`;
+    await page.goto(revokedPage);
+    expect(await main()).toContain('This connection is revoked: its webhooks are stopped, and none can be added or tested.');
+    expect(await page.locator('main form').count()).toBe(0);
+    expect(await post(`${revokedPage}/${stopped.id}/test`, { _csrf: csrf })).toBe(422);
+    expect(await post(`${revokedPage}/${stopped.id}/deliveries/resend-failed`, { _csrf: csrf, since: '2020-01-01T00:00' })).toBe(422);
 
     const off = await makeTenant(api.app, ['conversations:read', 'webhooks:manage'], 'Policy off org');
     const offManager = await makeConsolePerson(api.app, off.organisationId, ['integrations.manage']);

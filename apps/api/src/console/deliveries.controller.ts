@@ -133,6 +133,7 @@ export class DeliveriesPageController {
   @Post('resend-failed')
   async bulk(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Param('wid') wid: string, @Body() form: Record<string, unknown>): Promise<void> {
     const { conn, hook } = await this.find(viewer, id, wid);
+    refuseRevoked(conn);
     const since = parseSince(formText(form, 'since', 40));
     if (!since) throw new DomainError('validation_failed', 'The time to resend from is missing or not a time; open the Deliveries page and choose it again.');
     const resent = await this.log.resendFailedSince(hook.id, since, viewer.organisationId);
@@ -195,6 +196,7 @@ export class DeliveriesPageController {
   @Post(':did/resend')
   async resend(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Param('wid') wid: string, @Param('did') did: string): Promise<void> {
     const { conn, hook } = await this.find(viewer, id, wid);
+    refuseRevoked(conn);
     const logged = await this.delivery(viewer, hook, did);
     await this.log.resend(logged.delivery.id, viewer.organisationId);
     throw new ConsoleRedirect(`${listPath(conn, hook)}/${logged.delivery.id}?done=resent`);
@@ -263,6 +265,11 @@ export class DeliveriesPageController {
 }
 
 const canChange = (viewer: ConsoleViewer, conn: ConnectionEntity) => viewer.moduleOn && !conn.revokedAt;
+
+/** A revoked connection's deliveries would only be given up again: nothing is resent for it. */
+function refuseRevoked(conn: ConnectionEntity): void {
+  if (conn.revokedAt) throw new DomainError('validation_failed', 'This connection is revoked: its webhooks are stopped and nothing is resent to them.');
+}
 
 /** What DeliveryLogService.resend takes: a finished delivery that is not a test. */
 const resendable = ({ delivery: d }: LoggedDelivery) => !d.isTest && ['delivered', 'failed', 'given_up'].includes(d.state);
