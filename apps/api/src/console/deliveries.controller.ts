@@ -56,7 +56,7 @@ const sinceValue = (d: Date) => d.toISOString().slice(0, 16);
  * delivery's attempts, resending one, and resending every failed or given-up delivery since a
  * time (bounded, confirmed). All through DeliveryLogService, confined to the viewer's organisation.
  */
-@Public()
+@Public({ throttle: false })
 @ApiExcludeController()
 @UseGuards(ConsoleGuard)
 @UseFilters(ConsoleExceptionFilter)

@@ -75,7 +75,7 @@ export function webhookFormProblems(err: unknown): FormProblems | null {
  * and the test call. Every change goes through WebhooksService and WebhookTestService with the
  * REST API's own validation, confined to the viewer's organisation.
  */
-@Public()
+@Public({ throttle: false })
 @ApiExcludeController()
 @UseGuards(ConsoleGuard)
 @UseFilters(ConsoleExceptionFilter)
