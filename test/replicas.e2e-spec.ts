@@ -53,6 +53,9 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
   /** A second key of the tenant's connection (the one revoked). */
   let secondKey: { id: string; key: string };
   const spawnedAt = Date.now();
+  let workersReady: Promise<void>;
+  /** When the killed worker's replacement started: schedules must keep running after its upserts. */
+  let restartedAt = 0;
 
   beforeAll(async () => {
     await recreateDatabase(server, database);
@@ -93,7 +96,10 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
     })();
     making.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     workers.push(...(await starting));
-    await Promise.all([making, ...workers.map((w) => w.ready())]);
+    // The api-only tests run while the workers get ready; the burst waits for them.
+    workersReady = Promise.all(workers.map((w) => w.ready())).then(() => undefined);
+    workersReady.catch(() => undefined); // awaited in the burst; not an unhandled rejection meanwhile
+    await making;
   }, SLOW);
 
   afterAll(async () => {
@@ -214,6 +220,7 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
   it(
     `a burst of ${BURST} events while a worker is killed (SIGKILL) and restarted: each webhook receives every event, twice only what was in flight at the kill`,
     async () => {
+      await workersReady;
       // Two webhooks subscribed to the event, one made through each api.
       const hooks: Array<{ id: string; path: string }> = [];
       for (const api of [apiA, apiB]) {
@@ -247,6 +254,7 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
       const beforeRestart = receipts();
       // Killed mid-burst: work was left for the others.
       expect(beforeRestart).toBeLessThan(expected);
+      restartedAt = Date.now();
       const restarted = await BuiltProcess.start('worker', 'worker 1 (restarted)', env);
       workers.push(restarted);
       // Ready while the others deliver (a failed start fails the test here or below).
@@ -326,6 +334,8 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
           const gaps = slots.slice(1).map((t, i) => t - slots[i]);
           expect({ job, closer: gaps.filter((g) => g < EVERY_MS) }).toEqual({ job, closer: [] });
           expect(slots.length).toBeLessThanOrEqual(Math.ceil(window / EVERY_MS) + 1);
+          // And they went on after the restarted worker upserted the schedules again.
+          expect({ job, afterRestart: restartedAt > 0 && slots.some((t) => t > restartedAt) }).toEqual({ job, afterRestart: true });
         }
       }
     } finally {

@@ -49,7 +49,8 @@ export class BuiltProcess {
   /** Starts the process; resolves once it is spawned (see ready()). */
   static async start(kind: 'api' | 'worker', name: string, env: Record<string, string>): Promise<BuiltProcess> {
     const port = await freePort();
-    const own: Record<string, string> = kind === 'api' ? { PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: '0' } : { WORKER_HEALTH_PORT: String(port), HOST: '127.0.0.1' };
+    const own: Record<string, string> =
+      kind === 'api' ? { PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: '0' } : { WORKER_HEALTH_PORT: String(port), HOST: '127.0.0.1' };
     const child = spawn(process.execPath, [built(kind)], { cwd: ROOT, env: childEnv({ ...env, ...own }), stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(child);
     return new BuiltProcess(name, child, `${kind === 'api' ? 'https' : 'http'}://127.0.0.1:${port}`);
