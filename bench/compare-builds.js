@@ -18,6 +18,11 @@ const env = {
   LOG_LEVEL: 'warn',
   HOST,
   AUTH_CACHE_TTL_SECONDS: '60',
+  // Buckets no load here can empty: the bench measures the rate limit's cost (one EVALSHA a call), never its 429s.
+  RATE_LIMIT_PER_SECOND: '1000000',
+  RATE_LIMIT_BURST: '10000000',
+  SCIM_RATE_LIMIT_PER_SECOND: '1000000',
+  SCIM_RATE_LIMIT_BURST: '10000000',
   DATA_DIR: work,
   DATABASE_URL: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/integrations_bench',
   REDIS_URL: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
@@ -43,7 +48,7 @@ async function main() {
     ['B', distB],
   ]) {
     const port = await lib.freePort(HOST);
-    const proc = lib.start(name, [path.join(dist, 'apps/api/src/main.js')], { ...env, ...tls, PORT: String(port) });
+    const proc = lib.start(name, [path.join(dist, 'apps/api/src/main.js')], { ...env, ...tls, PORT: String(port), METRICS_PORT: '0' });
     const url = `https://${HOST}:${port}/v1/me`;
     await lib.waitReady(
       name,

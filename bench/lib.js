@@ -151,14 +151,9 @@ function runMain(main, { tag, giveUpMinutes, cleanup = stopAll }) {
 
 // ---- the code under test ----
 
-/** Compiles apps/ and libs/ into `distDir` with swc: a build of its own that `npm run build` cannot pull from under a run. */
+/** Compiles apps/ and libs/ into `distDir` as `npm run build` does: a build of its own that `npm run build` cannot pull from under a run. */
 function compileInto(distDir) {
-  fs.rmSync(distDir, { recursive: true, force: true });
-  execFileSync(
-    process.execPath,
-    [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', distDir, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
-    { cwd: root, stdio: 'inherit' },
-  );
+  require('../scripts/build').buildInto(distDir);
 }
 
 /**

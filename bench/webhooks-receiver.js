@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The benchmark's webhook receiver: node:https on 127.0.0.1:443 (the contract's only port),
+// The benchmark's webhook receiver: node:https on 127.0.0.1:443 (the contract's only port; HOST may
+// pick another loopback address, so a bench can run beside tests that hold 127.0.0.1:443),
 // answering 204 to every POST and keeping, per delivery, when it arrived and how long after its
 // event occurred. Driven by its parent over IPC: {cmd: 'reset'|'stats'|'latencies'}.
 'use strict';
@@ -30,7 +31,7 @@ const server = https.createServer({ key: fs.readFileSync(process.env.TLS_KEY_FIL
   });
 });
 server.keepAliveTimeout = 10_000;
-server.listen(Number(process.env.PORT || 443), '127.0.0.1', () => process.send({ ready: true }));
+server.listen(Number(process.env.PORT || 443), process.env.HOST || '127.0.0.1', () => process.send({ ready: true }));
 process.on('message', (m) => {
   if (m.cmd === 'reset') {
     received.length = 0;

@@ -1,18 +1,25 @@
 #!/usr/bin/env node
-// Compiles apps/ and libs/ with swc (path aliases rewritten to relative requires).
-// Type checking is a separate step (`npm run typecheck`), run by `npm test`.
+// Compiles apps/ and libs/ with swc (path aliases rewritten to relative requires), and copies the
+// files read at run time beside the code. Type checking is a separate step (`npm run typecheck`),
+// run by `npm test`. The benchmarks build into their own directory with the same function.
 const { execFileSync } = require('node:child_process');
-const { rmSync } = require('node:fs');
+const { cpSync, rmSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-rmSync(path.join(root, 'dist'), { recursive: true, force: true });
-execFileSync(
-  process.execPath,
-  [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
-  { cwd: root, stdio: 'inherit' },
-);
-// The Integrations section's templates and its stylesheet/script are read at run time beside the code.
-for (const dir of ['apps/api/src/console/views', 'apps/api/src/console/assets']) {
-  require('node:fs').cpSync(path.join(root, dir), path.join(root, 'dist', dir), { recursive: true });
+/** Read at run time beside the compiled code: the Integrations section's templates, stylesheet and script. */
+const RUNTIME_FILES = ['apps/api/src/console/views', 'apps/api/src/console/assets'];
+
+/** A fresh build of apps/ and libs/ in `distDir`. */
+function buildInto(distDir) {
+  rmSync(distDir, { recursive: true, force: true });
+  execFileSync(
+    process.execPath,
+    [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', distDir, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
+    { cwd: root, stdio: 'inherit' },
+  );
+  for (const dir of RUNTIME_FILES) cpSync(path.join(root, dir), path.join(distDir, dir), { recursive: true });
 }
+
+module.exports = { buildInto };
+if (require.main === module) buildInto(path.join(root, 'dist'));

@@ -30,6 +30,9 @@ function devSettings(root) {
     env,
     port: int('PORT', 8443),
     workerPort: int('WORKER_HEALTH_PORT', 8081),
+    // The api's Prometheus port (0: a free one) and whether metrics are on (as libs/config reads METRICS_ENABLED).
+    metricsPort: int('METRICS_PORT', 9464),
+    metricsEnabled: env.METRICS_ENABLED ? yes(env.METRICS_ENABLED) : true,
     dataDir: path.resolve(root, env.DATA_DIR || '.data'),
     postgresPort: int('DEV_POSTGRES_PORT', 54329),
     redisPort: int('DEV_REDIS_PORT', 6380),

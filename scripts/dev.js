@@ -13,7 +13,7 @@ const { devServices, DevError, portFree, masked } = require('./dev-services');
 
 const root = path.resolve(__dirname, '..');
 const settings = devSettings(root);
-const { env, port: PORT, workerPort: WORKER_PORT, dataDir } = settings;
+const { env, port: PORT, workerPort: WORKER_PORT, metricsPort: METRICS_PORT, metricsEnabled: METRICS_ON, dataDir } = settings;
 const demoFile = path.join(dataDir, 'demo.json');
 const apps = []; // api and worker: stopped first
 const services = []; // a project-local redis-server: stopped after the apps
@@ -108,6 +108,9 @@ function banner({ demo, me, reused }, pg, redis, consoleLink) {
     `   api           ${base}            ready: ${base}/health/ready`,
     `   worker        health: http://localhost:${WORKER_PORT}/health/ready`,
     `   OpenAPI       ${base}/v1/openapi.json`,
+    METRICS_ON
+      ? `   metrics       api: ${METRICS_PORT ? `http://localhost:${METRICS_PORT}/metrics` : 'a free port (METRICS_PORT=0: see the api log)'}   worker: http://localhost:${WORKER_PORT}/metrics`
+      : '   metrics       off (METRICS_ENABLED=false)',
     `   Postgres      ${masked(pg.url)}  (${pg.how})`,
     `   Redis         ${redis.url}  (${redis.how})`,
     env.TRANSLATION_ENGINE && env.TRANSLATION_ENGINE !== 'none'
@@ -174,6 +177,9 @@ async function main() {
   }
   if (!(await portFree(WORKER_PORT, '0.0.0.0'))) {
     throw new DevError(`port ${WORKER_PORT} (worker health) is already in use. Stop it, or set WORKER_HEALTH_PORT`);
+  }
+  if (METRICS_ON && METRICS_PORT !== 0 && !(await portFree(METRICS_PORT, env.HOST || '0.0.0.0'))) {
+    throw new DevError(`port ${METRICS_PORT} (the api's metrics) is already in use. Stop it, or set METRICS_PORT (0 picks a free one)`);
   }
   // The servers first: a DATABASE_URL or REDIS_URL that does not answer is said at once, not after a build.
   const pg = await backing.ensurePostgres();

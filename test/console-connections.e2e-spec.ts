@@ -23,7 +23,8 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
   beforeAll(async () => {
     const port = await freePort();
     base = `https://127.0.0.1:${port}`;
-    api = await startApi({ PORT: String(port), PUBLIC_BASE_URL: base }, [], port);
+    // Loopback is a trusted proxy, so one test can stand for a throttled client address without throttling the others.
+    api = await startApi({ PORT: String(port), PUBLIC_BASE_URL: base, TRUSTED_PROXIES: '127.0.0.1/32,::1/128' }, [], port);
     t = await makeTenant(api.app, ['cases:read'], 'Console org');
     manager = await makeConsolePerson(api.app, t.organisationId, ['integrations.manage'], 'Ada Lovelace');
     owner = await makeConsolePerson(api.app, t.organisationId, ['organisation.own'], 'Grace Hopper');
@@ -85,7 +86,7 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     await page.getByRole('button', { name: 'Copy the key' }).click();
     await page.getByText('Copied', { exact: true }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
 
     // Reloading, going back and opening the address again never show it again and make nothing.
     await page.reload();
@@ -220,15 +221,15 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     await page.goto(connectionPage);
     // The first Tab reaches the skip link, which is visible when focused.
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    expect(await page.evaluate('document.activeElement && document.activeElement.textContent')).toBe('Skip to content');
     let reached = false;
     for (let i = 0; i < 40 && !reached; i++) {
       await page.keyboard.press('Tab');
-      reached = (await page.evaluate(() => document.activeElement?.textContent?.trim())) === 'Make a key';
+      reached = String(await page.evaluate('document.activeElement && document.activeElement.textContent')).trim() === 'Make a key';
     }
     expect(reached).toBe(true);
     // Focus is visible: the focused button draws an outline.
-    expect(await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle)).not.toBe('none');
+    expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).not.toBe('none');
     await Promise.all([page.waitForEvent('framenavigated'), page.keyboard.press('Enter')]);
     await page.waitForLoadState('load');
     expect(await page.textContent('h1')).toBe('Your new key');
@@ -289,5 +290,20 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     );
     expect(answer).toBe(404);
     expect((await me(other.key)).status).toBe(200);
+  });
+
+  it('stays reachable from an address the API throttles for refused keys, and asks for no favicon', async () => {
+    const from = { 'X-Forwarded-For': '198.51.100.77' };
+    const asked: string[] = [];
+    page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+    await context.setExtraHTTPHeaders(from);
+    for (let i = 0; i < 61; i++) await api.http().get('/v1/me').set(from).set('Authorization', 'Bearer svc_wrong');
+    expect((await me(t.key).set(from)).status).toBe(429);
+
+    await signIn(page, api.app, base, manager.personId);
+    expect(await page.textContent('h1')).toBe('Connections');
+    await page.getByRole('link', { name: 'Make a connection' }).click();
+    expect(await page.textContent('h1')).toBe('Make a connection');
+    expect(asked.filter((p) => !p.startsWith('/console'))).toEqual([]);
   });
 });

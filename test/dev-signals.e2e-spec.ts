@@ -57,6 +57,7 @@ describe('`npm run dev` stops everything it started when the npm process is sign
         HOST: '127.0.0.1',
         PORT: String(port),
         WORKER_HEALTH_PORT: String(workerPort),
+        METRICS_PORT: '0',
         DEV_POSTGRES_PORT: String(pgPort),
         DEV_REDIS_PORT: String(redisPort),
         DEV_EMBEDDED: '1',

@@ -77,7 +77,7 @@ describe('npm run dev with DATABASE_URL / REDIS_URL set to servers that do not a
     const [port, workerPort] = [portOf(busy), await closedPort()];
     busy.close();
     const url = `postgres://postgres:secret@127.0.0.1:${closed}/x`;
-    const { code, output, ms } = await runDev('', { DATABASE_URL: url, PORT: String(port), WORKER_HEALTH_PORT: String(workerPort) });
+    const { code, output, ms } = await runDev('', { DATABASE_URL: url, PORT: String(port), WORKER_HEALTH_PORT: String(workerPort), METRICS_PORT: '0' });
     expect(output).toContain(`DATABASE_URL is set (in the environment) but its server does not answer: postgres://postgres:***@127.0.0.1:${closed}/x`);
     expect(output).toContain('unset DATABASE_URL and npm run dev starts an embedded PostgreSQL itself');
     expect(output).not.toContain('secret');
@@ -92,6 +92,7 @@ describe('npm run dev with DATABASE_URL / REDIS_URL set to servers that do not a
       DATABASE_URL: process.env.DATABASE_URL as string, // the test database's server answers (SELECT 1 only)
       PORT: String(port),
       WORKER_HEALTH_PORT: String(workerPort),
+      METRICS_PORT: '0',
     });
     expect(output).toMatch(new RegExp(`REDIS_URL is set \\(in \\.env \\(.*\\.env\\)\\) but its server does not answer: redis://127\\.0\\.0\\.1:${closed}`));
     expect(output).toMatch(/remove REDIS_URL from \S*\.env and npm run dev starts a project-local redis-server/);

@@ -34,7 +34,7 @@ describe('POST /v1/documents with broken multipart bodies (the built api as a re
     caseId = await openCase(db, t.organisationId);
     port = await freePort();
     child = spawn(process.execPath, ['dist/apps/api/src/main.js'], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', DOCUMENT_MAX_FILE_BYTES: String(MAX_FILE) },
+      env: { ...process.env, PORT: String(port), METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DOCUMENT_MAX_FILE_BYTES: String(MAX_FILE) },
     });
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));

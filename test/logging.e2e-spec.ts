@@ -20,7 +20,7 @@ describe('logs (the built api as a real process)', () => {
     api = await startApi();
     port = await freePort();
     child = spawn(process.execPath, ['dist/apps/api/src/main.js'], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'debug', NODE_ENV: 'development' },
+      env: { ...process.env, PORT: String(port), METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', NODE_ENV: 'development' },
     });
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));

@@ -13,7 +13,7 @@ const freePort = () =>
 async function startupOutput(level: string): Promise<string> {
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/apps/api/src/main.js'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: level, NODE_ENV: 'development' },
+    env: { ...process.env, PORT: String(port), METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: level, NODE_ENV: 'development' },
   });
   let output = '';
   child.stdout.on('data', (d) => (output += d));

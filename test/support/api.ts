@@ -18,7 +18,8 @@ export interface TestApi {
 
 /** The real api, in process, listening on an HTTPS port on 127.0.0.1 (ephemeral unless `port` is given). */
 export async function startApi(env: Record<string, string> = {}, extraModules: Type<unknown>[] = [], port = 0): Promise<TestApi> {
-  const config = AppConfig.fromEnv(env);
+  // The metrics port too is a free one unless a spec names it (tests and other runs share the machine).
+  const config = AppConfig.fromEnv({ METRICS_PORT: '0', ...env });
   const app = await createApiApp(config, extraModules);
   await app.listen(port, '127.0.0.1');
   const url = `https://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;

@@ -141,5 +141,5 @@ export async function signIn(page: Page, app: INestApplicationContext, baseUrl: 
   const { token } = await app.get(ConsoleAccessService).issueLink(personId, 'handover');
   await page.goto(`${baseUrl}/console/sign-in/link?token=${token}`);
   await submit(page, 'Sign in');
-  if (page.url() !== `${baseUrl}/console`) throw new Error(`signing in ended on ${page.url()}: ${await page.textContent('main')}`);
+  if (page.url() !== `${baseUrl}/console`) throw new Error(`signing in ended on ${page.url()}: ${(await page.content()).slice(0, 2000)}`);
 }

@@ -24,6 +24,10 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Answer only once this settles: a receiver that hangs until the test lets it recover. */
+  hold?: Promise<unknown>;
+  /** Called when the exchange ends, answered or given up by the sender (counts requests in flight). */
+  done?: () => void;
 }
 
 export interface ReceiverTls {
@@ -137,7 +141,9 @@ export class WebhookReceiver {
             res.writeHead(reply.status ?? 200, { 'content-type': 'text/plain', ...(reply.headers ?? {}) });
             res.end('ok');
           };
-          if (reply.delayMs) setTimeout(answer, reply.delayMs);
+          if (reply.done) res.once('close', reply.done);
+          if (reply.hold) void reply.hold.then(answer, answer);
+          else if (reply.delayMs) setTimeout(answer, reply.delayMs);
           else answer();
         });
       });

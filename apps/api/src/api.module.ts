@@ -4,6 +4,7 @@ import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { ApiKeysService, DomainModule, ENTITIES } from '@app/domain';
 import { LoggingModule } from '@app/logging';
+import { MetricsModule } from '@app/metrics';
 import { QueueModule } from '@app/queue';
 import { CasesModule } from './cases/cases.module';
 import { DocumentsModule } from './documents/documents.module';
@@ -17,6 +18,7 @@ import { PeopleModule } from './people/people.module';
 import { ScimModule } from './scim/scim.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { MeModule } from './me/me.module';
+import { MetricsServer } from './metrics/metrics-server';
 import { OpenApiModule } from './openapi/openapi.module';
 
 @Module({})
@@ -28,6 +30,7 @@ export class ApiModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('api'),
+        MetricsModule,
         DatabaseModule.forRoot('api', { entities: ENTITIES, runMigrations: true }),
         QueueModule.forRoot({ producerOnly: true }),
         AuthModule.forRoot({ imports: [DomainModule], keyLookup: ApiKeysService }),
@@ -45,7 +48,7 @@ export class ApiModule {
         DocumentsModule.forRoot(),
         ...extra,
       ],
-      providers: [HttpDrain],
+      providers: [HttpDrain, MetricsServer],
     };
   }
 }

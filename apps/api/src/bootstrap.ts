@@ -2,7 +2,7 @@ import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
-import { KeyGate, keyCheck, PublicRoutes } from '@app/auth';
+import { ConnectionRateLimit, KeyGate, keyCheck, PublicRoutes } from '@app/auth';
 import { AppConfig } from '@app/config';
 import {
   answerClientErrors,
@@ -19,8 +19,10 @@ import {
 } from '@app/http';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { requestLog } from '@app/logging';
+import { Metrics } from '@app/metrics';
 import { ApiModule } from './api.module';
 import { documentJsonLimit } from './documents/document-json-limit';
+import { requestMetrics } from './metrics/request-metrics';
 import { OpenApiDocument } from './openapi/openapi-document';
 import { loadTls } from './tls';
 
@@ -52,21 +54,25 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
   app.disable('x-powered-by');
   app.set('etag', false);
   // The front door, as one express layer (each layer is matched and called on every request):
-  // request id, request line, the key check (before routing, so that an unknown path, a wrong
+  // request id, request line, the key check and the connection's rate limit (before routing, so that an unknown path, a wrong
   // method or a bad body is refused 401 like any call without a valid key, and no body is read
   // for such a caller), then body parsing, which passes a request without a body straight on.
   const startLog = requestLog(() => PinoLogger.root);
+  // Filled once the routes are registered (below); read only when a request finishes.
+  const routes = new RouteTable();
+  const observe = config.metrics.enabled ? requestMetrics(app.get(Metrics), routes) : undefined;
   const parseBody = bodyParsing({
     multipartPaths: MULTIPART_PATHS,
     urlencodedPaths: URLENCODED_PATHS,
     // A text of DOCUMENT_MAX_TEXT_CHARS may need more than 1 MB of JSON; beyond its own limit the answer is 413 text_too_long.
     jsonLimits: { '/v1/documents': documentJsonLimit(config) },
   });
-  const checkKeyThenParse = keyCheck(app.get(KeyGate), app.get(PublicRoutes), parseBody);
+  const checkKeyThenParse = keyCheck(app.get(KeyGate), app.get(PublicRoutes), app.get(ConnectionRateLimit), parseBody);
   const watchBody = cutStalledBodies(config.http.bodyIdleTimeoutMs);
   app.use((req: Request, res: Response, next: NextFunction) => {
     assignRequestId(req, res);
     startLog(req, res);
+    observe?.(req, res);
     watchBody(req, res);
     if (refuseLargeHead(req, res)) return;
     if (req.headers.host === undefined && req.httpVersion === '1.1') {
@@ -74,7 +80,6 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
     }
     checkKeyThenParse(req, res, next);
   });
-  const routes = new RouteTable();
   app.useGlobalFilters(new ApiExceptionFilter(routes));
   app.useGlobalPipes(new ApiValidationPipe());
   await app.init();

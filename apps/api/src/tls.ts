@@ -1,5 +1,6 @@
 import { AppConfig } from '@app/config';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 
@@ -33,9 +34,21 @@ export async function loadTls(config: AppConfig): Promise<{ cert: Buffer; key: B
         },
       ],
     } as never);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(certPath, pems.cert);
-    writeFileSync(keyPath, pems.private, { mode: 0o600 });
+    // Replicas sharing DATA_DIR may start together: each writes its pair into a directory of its
+    // own and renames it into place, so the first pair wins whole and no replica reads one
+    // process's certificate with another's key.
+    mkdirSync(config.dataDir, { recursive: true });
+    const mine = join(config.dataDir, `tls-${process.pid}-${randomBytes(4).toString('hex')}`);
+    mkdirSync(mine);
+    writeFileSync(join(mine, 'localhost.crt'), pems.cert);
+    writeFileSync(join(mine, 'localhost.key'), pems.private, { mode: 0o600 });
+    try {
+      renameSync(mine, dir);
+    } catch (err) {
+      rmSync(mine, { recursive: true, force: true });
+      // Another replica's pair is in place (a directory cannot be renamed onto a non-empty one).
+      if (!existsSync(certPath) || !existsSync(keyPath)) throw err;
+    }
   }
   return { cert: readFileSync(certPath), key: readFileSync(keyPath) };
 }

@@ -1,5 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '@app/config';
 import { QUEUES, Schedule, SCHEDULES, upsertSchedules } from '@app/queue';
 import { Queue } from 'bullmq';
 
@@ -23,11 +24,13 @@ export class ScheduleKeeper implements OnApplicationBootstrap, OnApplicationShut
   constructor(
     @InjectQueue(QUEUES.maintenance) private readonly maintenance: Queue,
     @InjectQueue(QUEUES.translations) private readonly translations: Queue,
+    private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await upsertSchedules(this.queueOf);
-    this.logger.log(`scheduled ${SCHEDULES.map((s) => `${s.job} every ${s.every / 60_000} min`).join(', ')}`);
+    const everyMs = this.config.scheduleEveryMs;
+    await upsertSchedules(this.queueOf, false, everyMs);
+    this.logger.log(`scheduled ${SCHEDULES.map((s) => `${s.job} every ${(everyMs ?? s.every) / 60_000} min`).join(', ')}`);
     for (const queue of [this.maintenance, this.translations]) {
       const client = await queue.backend.client;
       client.on('ready', () => void this.check('connection ready again'));
@@ -46,7 +49,7 @@ export class ScheduleKeeper implements OnApplicationBootstrap, OnApplicationShut
     if (this.checking || this.stopped) return this.checking ?? Promise.resolve();
     this.checking = (async () => {
       for (const queue of [this.maintenance, this.translations]) if ((await queue.backend.client).status !== 'ready') return;
-      const made = await upsertSchedules(this.queueOf, true);
+      const made = await upsertSchedules(this.queueOf, true, this.config.scheduleEveryMs);
       if (made.length > 0) this.logger.warn(`${why}: schedules missing from Redis were made again: ${made.join(', ')}`);
     })()
       .catch((err: Error) => this.logger.warn(`${why}: schedules not checked (${err.message}); trying again later`))

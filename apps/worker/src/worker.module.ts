@@ -5,10 +5,12 @@ import { CoreModule } from '@app/core';
 import { DomainModule, ENTITIES } from '@app/domain';
 import { IdempotencyStoreModule } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
+import { MetricsModule } from '@app/metrics';
 import { QueueModule, QueuesModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 import { DocumentsWorkerModule } from './documents/documents-worker.module';
 import { HealthServer } from './health/health-server';
+import { WorkerGauges } from './metrics/worker-gauges';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
 import { ScheduleKeeper } from './schedule-keeper';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
@@ -22,6 +24,7 @@ export class WorkerModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('worker'),
+        MetricsModule,
         // The worker never migrates: that is the migrate step's (or the api's) job.
         DatabaseModule.forRoot('worker', { entities: ENTITIES }),
         RedisModule,
@@ -35,7 +38,7 @@ export class WorkerModule {
         // The store only (its hourly sweep): the interceptor is the api's.
         IdempotencyStoreModule,
       ],
-      providers: [MaintenanceProcessor, ScheduleKeeper, HealthServer],
+      providers: [MaintenanceProcessor, ScheduleKeeper, HealthServer, WorkerGauges],
     };
   }
 }

@@ -12,8 +12,10 @@ export const RequireScopes = (...scopes: Scope[]) => SetMetadata(SCOPES_KEY, sco
 /**
  * No key at all (the OpenAPI document, the invitation page, health probes). The refused-key
  * throttle still applies (the contract: "all calls"), except with `{ throttle: false }`, which
- * only the health probes take: a load balancer's probes must not fail because some client
- * behind the same address sent wrong keys.
+ * only the health probes and the Integrations section's pages take: a load balancer's probes must
+ * not fail because some client behind the same address sent wrong keys, and a manager behind the
+ * same address (one office NAT) must still reach the console to fix that client's key (the console
+ * throttles its own sign-in mails).
  */
 export const Public = (options: { throttle?: boolean } = {}) =>
   options.throttle === false ? applyDecorators(SetMetadata(PUBLIC_KEY, true), SetMetadata(UNTHROTTLED_KEY, true)) : SetMetadata(PUBLIC_KEY, true);

@@ -1,8 +1,10 @@
 import { DynamicModule, Module, ModuleMetadata, Type } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { CoreModule, KeyLookup } from '@app/core';
+import { MetricsModule } from '@app/metrics';
 import { RedisModule } from '@app/redis';
 import { BearerAuthGuard } from './bearer-auth.guard';
+import { ConnectionRateLimit } from './connection-rate-limit';
 import { KeyAuthenticator } from './key-authenticator';
 import { KeyCache } from './key-cache';
 import { KeyGate } from './key-gate';
@@ -18,7 +20,7 @@ export interface AuthModuleOptions {
 
 /**
  * Key authentication: the front door's key check (`keyCheck` with KeyGate and PublicRoutes,
- * installed by the api's bootstrap) and the guard on every route (scopes); @Public() opts a
+ * installed by the api's bootstrap, with the per-connection rate limit) and the guard on every route (scopes); @Public() opts a
  * route out of both.
  */
 @Module({})
@@ -26,17 +28,18 @@ export class AuthModule {
   static forRoot(options: AuthModuleOptions): DynamicModule {
     return {
       module: AuthModule,
-      imports: [DiscoveryModule, CoreModule, RedisModule, ...(options.imports ?? [])],
+      imports: [DiscoveryModule, CoreModule, RedisModule, MetricsModule, ...(options.imports ?? [])],
       providers: [
         { provide: KeyLookup, useExisting: options.keyLookup },
         KeyCache,
         RefusedKeyThrottle,
         KeyAuthenticator,
         KeyGate,
+        ConnectionRateLimit,
         PublicRoutes,
         { provide: APP_GUARD, useClass: BearerAuthGuard },
       ],
-      exports: [KeyCache, RefusedKeyThrottle, KeyGate, PublicRoutes],
+      exports: [KeyCache, RefusedKeyThrottle, KeyGate, ConnectionRateLimit, PublicRoutes],
     };
   }
 }

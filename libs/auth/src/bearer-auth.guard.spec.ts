@@ -32,9 +32,14 @@ function contextFor(handler: keyof Routes, req: Partial<AuthenticatedRequest>): 
   } as unknown as ExecutionContext;
 }
 
-/** A key check that admits with `admits` (sync, or after a promise) and counts its calls. */
+/** A key check that admits with `admits` (sync, or after a promise) and counts its calls and the refusals it is told of. */
 function gate(admits: Principal | DomainError, async = false) {
   const calls: unknown[] = [];
+  const refusals: string[] = [];
+  const counted = <E>(reason: string, err: E): E => {
+    refusals.push(reason);
+    return err;
+  };
   const authenticate = (req: AuthenticatedRequest): true | Promise<true> => {
     calls.push(req);
     const run = (): true => {
@@ -44,7 +49,7 @@ function gate(admits: Principal | DomainError, async = false) {
     };
     return async ? Promise.resolve().then(run) : run();
   };
-  return { gate: { authenticate } as unknown as KeyGate, calls };
+  return { gate: { authenticate, counted } as unknown as KeyGate, calls, refusals };
 }
 
 describe('BearerAuthGuard', () => {
@@ -63,6 +68,7 @@ describe('BearerAuthGuard', () => {
       expect.objectContaining({ code: 'scope_missing', message: expect.stringContaining('cases:read') }),
     );
     expect(g.calls).toHaveLength(0);
+    expect(g.refusals).toEqual(['scope_missing']);
   });
 
   it('checks the key itself when a keyed route is reached without the front door, synchronously or not', async () => {

@@ -40,7 +40,10 @@ export class BearerAuthGuard implements CanActivate {
   private checkScopes(principal: Principal, needs: RouteNeeds): true {
     const missing = needs.scopes.filter((s) => !principal.scopes.includes(s));
     if (missing.length > 0) {
-      throw new DomainError('scope_missing', `This call needs the scope ${missing.join(', ')}, which the connection does not hold.`);
+      throw this.gate.counted(
+        'scope_missing',
+        new DomainError('scope_missing', `This call needs the scope ${missing.join(', ')}, which the connection does not hold.`),
+      );
     }
     return true;
   }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { DomainError } from '@app/core';
+import { Metrics, METRICS } from '@app/metrics';
 import type { Request } from 'express';
+import type { Counter } from 'prom-client';
 import { readBearer } from './bearer-token';
 import { inCidrs, ParsedCidr, parseAddress, parseCidrs, resolveClientIp } from './client-ip';
 import { KeyAuthenticator } from './key-authenticator';
@@ -12,6 +14,9 @@ export const NO_KEY_MESSAGE = 'No API key was sent. Send the key as "Authorizati
 export const BAD_KEY_MESSAGE = 'The API key is malformed or revoked.';
 
 export type AuthenticatedRequest = Request & { principal?: Principal };
+
+/** Why a call was refused, as `integrations_refused_keys_total` counts it. */
+export type RefusalReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'throttled' | 'ip_not_allowed' | 'module_off' | 'scope_missing';
 
 /**
  * The key check of the contract's Authentication section, in the order a call is refused:
@@ -26,13 +31,22 @@ export type AuthenticatedRequest = Request & { principal?: Principal };
 @Injectable()
 export class KeyGate {
   private readonly trusted: ParsedCidr[];
+  private readonly refusals: Counter<'reason'>;
 
   constructor(
     private readonly throttle: RefusedKeyThrottle,
     private readonly authenticator: KeyAuthenticator,
     config: AppConfig,
+    metrics: Metrics,
   ) {
     this.trusted = parseCidrs(config.trustedProxies);
+    this.refusals = metrics.counter(METRICS.refusedKeys);
+  }
+
+  /** Counts a refusal (the guard's scope_missing included). */
+  counted<E>(reason: RefusalReason, err: E): E {
+    this.refusals.inc({ reason });
+    return err;
   }
 
   /** The caller's address (X-Forwarded-For only through TRUSTED_PROXIES). */
@@ -58,28 +72,33 @@ export class KeyGate {
   /** `then()` unless the address is throttled (429); synchronous when memory knows. */
   private unlessBlocked<T>(ip: string, then: () => T | Promise<T>): T | Promise<T> {
     const blocked = this.throttle.isBlocked(ip);
-    if (blocked === true) throw this.rateLimited();
+    if (blocked === true) throw this.counted('throttled', this.rateLimited());
     if (blocked === false) return then();
     return blocked.then((b) => {
-      if (b) throw this.rateLimited();
+      if (b) throw this.counted('throttled', this.rateLimited());
       return then();
     });
   }
 
   private checkKey(req: AuthenticatedRequest, ip: string): true | Promise<true> {
     const bearer = readBearer(req.headers.authorization);
-    if (bearer.kind === 'missing') return this.refuse(ip, NO_KEY_MESSAGE);
-    const found = bearer.kind === 'token' ? this.authenticator.lookup(bearer.token) : null;
+    if (bearer.kind === 'missing') return this.refuse(ip, NO_KEY_MESSAGE, 'missing');
+    if (bearer.kind === 'malformed') return this.refuse(ip, BAD_KEY_MESSAGE, 'malformed');
+    const found = this.authenticator.lookup(bearer.token);
     return found instanceof Promise ? found.then((f) => this.admit(req, ip, f)) : this.admit(req, ip, found);
   }
 
   private admit(req: AuthenticatedRequest, ip: string, found: CachedKey | null): true | Promise<never> {
-    if (!found || found.revoked) return this.refuse(ip, BAD_KEY_MESSAGE);
+    if (!found) return this.refuse(ip, BAD_KEY_MESSAGE, 'unknown');
+    if (found.revoked) return this.refuse(ip, BAD_KEY_MESSAGE, 'revoked');
     if (found.allowlist.length > 0 && !this.allowed(ip, found.allowlist)) {
-      throw new DomainError('ip_not_allowed', 'Calls from this address are not allowed by the organisation.');
+      throw this.counted('ip_not_allowed', new DomainError('ip_not_allowed', 'Calls from this address are not allowed by the organisation.'));
     }
     if (!found.moduleOn) {
-      throw new DomainError('module_off', 'The integrations module is off for this organisation, or the current integrations data policy is not accepted.');
+      throw this.counted(
+        'module_off',
+        new DomainError('module_off', 'The integrations module is off for this organisation, or the current integrations data policy is not accepted.'),
+      );
     }
     req.principal = found.principal;
     this.authenticator.touch(found.principal.keyId);
@@ -91,9 +110,9 @@ export class KeyGate {
     return addr !== null && inCidrs(addr, allowlist);
   }
 
-  private async refuse(ip: string, message: string): Promise<never> {
-    if (await this.throttle.refuse(ip)) throw this.rateLimited();
-    throw new DomainError('unauthorised', message, { 'WWW-Authenticate': 'Bearer realm="integrations"' });
+  private async refuse(ip: string, message: string, reason: RefusalReason): Promise<never> {
+    if (await this.throttle.refuse(ip)) throw this.counted('throttled', this.rateLimited());
+    throw this.counted(reason, new DomainError('unauthorised', message, { 'WWW-Authenticate': 'Bearer realm="integrations"' }));
   }
 
   private rateLimited(): DomainError {

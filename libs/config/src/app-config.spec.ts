@@ -33,4 +33,11 @@ describe('AppConfig', () => {
     expect(AppConfig.fromEnv({ DATABASE_URL: direct, DATABASE_PREPARED_STATEMENTS: 'false' }).databasePreparedStatements).toBe(false);
     expect(() => AppConfig.fromEnv({ DATABASE_PREPARED_STATEMENTS: 'sometimes' })).toThrow(/DATABASE_PREPARED_STATEMENTS/);
   });
+
+  it('takes the tests-only schedule period, within bounds, and refuses it in production', () => {
+    expect(AppConfig.fromEnv({}).scheduleEveryMs).toBeUndefined();
+    expect(AppConfig.fromEnv({ SCHEDULE_EVERY_MS: '1000' }).scheduleEveryMs).toBe(1000);
+    expect(() => AppConfig.fromEnv({ SCHEDULE_EVERY_MS: '50' })).toThrow(/SCHEDULE_EVERY_MS/);
+    expect(() => AppConfig.fromEnv({ SCHEDULE_EVERY_MS: '1000', NODE_ENV: 'production' })).toThrow(/SCHEDULE_EVERY_MS: is for tests only/);
+  });
 });

@@ -2,6 +2,14 @@ import { isCidr } from './cidr';
 import { loadEnvFile } from './env-file';
 import { EnvSchema, validateEnv } from './env.schema';
 
+/** One token bucket's settings: it holds at most `burst` calls and refills at `perSecond`. */
+export interface RateLimitPolicy {
+  /** The policy's name in the RateLimit-Policy and RateLimit headers. */
+  name: 'rest' | 'scim';
+  perSecond: number;
+  burst: number;
+}
+
 /** Typed, validated settings shared by the api, the worker and the admin CLI. */
 export class AppConfig {
   readonly nodeEnv: EnvSchema['NODE_ENV'];
@@ -26,6 +34,8 @@ export class AppConfig {
   readonly idempotencyTtlHours: number;
   readonly migrationsRunOnStart: boolean;
   readonly workerHealthPort: number;
+  /** Prometheus metrics: the api's plain-HTTP port (0 picks a free one) and the worker's /metrics; off serves neither. */
+  readonly metrics: { enabled: boolean; port: number };
   readonly shutdownGraceMs: number;
   /** SMTP server for outgoing mail; unset writes .eml files under DATA_DIR/mail. */
   readonly smtpUrl?: string;
@@ -40,6 +50,10 @@ export class AppConfig {
   /** Multiplies the retry timetable (tests only; refused in production). 1 = the contract's. */
   readonly webhookRetryScale: number;
   readonly webhookConcurrency: number;
+  /** Tests only (refused in production): every scheduled job's period in ms instead of its own; unset keeps the schedules table's. */
+  readonly scheduleEveryMs?: number;
+  /** Attempts in flight at once for one webhook, across every worker (the rest wait parked, holding no worker slot). */
+  readonly webhookMaxInFlightPerWebhook: number;
   readonly translationEngine: EnvSchema['TRANSLATION_ENGINE'];
   readonly translationEngineUrl?: string;
   readonly translationEngineKey?: string;
@@ -48,6 +62,8 @@ export class AppConfig {
   readonly documentMaxTextChars: number;
   /** Limits on slow clients of the api (ms). */
   readonly http: { headersTimeoutMs: number; bodyIdleTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** Per-connection token buckets of the api: REST (`/v1/` and every other keyed path) and SCIM, each its own. */
+  readonly rateLimits: { rest: RateLimitPolicy; scim: RateLimitPolicy };
 
   constructor(env: EnvSchema) {
     this.nodeEnv = env.NODE_ENV;
@@ -73,6 +89,7 @@ export class AppConfig {
     this.idempotencyTtlHours = env.IDEMPOTENCY_TTL_HOURS;
     this.migrationsRunOnStart = env.MIGRATIONS_RUN_ON_START;
     this.workerHealthPort = env.WORKER_HEALTH_PORT;
+    this.metrics = { enabled: env.METRICS_ENABLED, port: env.METRICS_PORT };
     this.shutdownGraceMs = env.SHUTDOWN_GRACE_MS;
     this.smtpUrl = env.SMTP_URL;
     this.mailFrom = env.MAIL_FROM;
@@ -94,6 +111,11 @@ export class AppConfig {
     }
     this.webhookRetryScale = env.WEBHOOK_RETRY_SCALE ?? 1;
     this.webhookConcurrency = env.WEBHOOK_CONCURRENCY;
+    if (env.SCHEDULE_EVERY_MS !== undefined && env.NODE_ENV === 'production') {
+      throw new Error('Invalid configuration:\n  SCHEDULE_EVERY_MS: is for tests only and refused when NODE_ENV=production');
+    }
+    this.scheduleEveryMs = env.SCHEDULE_EVERY_MS;
+    this.webhookMaxInFlightPerWebhook = env.WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK;
     this.translationEngine = env.TRANSLATION_ENGINE;
     this.translationEngineUrl = env.TRANSLATION_ENGINE_URL;
     this.translationEngineKey = env.TRANSLATION_ENGINE_KEY;
@@ -108,6 +130,10 @@ export class AppConfig {
       bodyIdleTimeoutMs: env.HTTP_BODY_IDLE_TIMEOUT_MS,
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    };
+    this.rateLimits = {
+      rest: { name: 'rest', perSecond: env.RATE_LIMIT_PER_SECOND, burst: env.RATE_LIMIT_BURST },
+      scim: { name: 'scim', perSecond: env.SCIM_RATE_LIMIT_PER_SECOND, burst: env.SCIM_RATE_LIMIT_BURST },
     };
   }
 

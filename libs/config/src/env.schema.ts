@@ -85,6 +85,17 @@ export class EnvSchema {
   @Max(65535)
   WORKER_HEALTH_PORT = 8081;
 
+  // Metrics (see README "Running at scale", Metrics): the api's private scrape port; the worker's /metrics is on WORKER_HEALTH_PORT.
+  @Transform(toBool)
+  @IsBoolean()
+  METRICS_ENABLED = true;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT = 9464;
+
   @Transform(toInt)
   @IsInt()
   @Min(1000)
@@ -123,6 +134,20 @@ export class EnvSchema {
   @Min(1)
   @Max(1000)
   WEBHOOK_CONCURRENCY = 50;
+
+  /** Tests only (refused in production): every scheduled job runs this often instead of its own period. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(200)
+  @Max(3600000)
+  SCHEDULE_EVERY_MS?: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK = 10;
 
   @IsIn(['none', 'libretranslate', 'deepl', 'apertium'])
   TRANSLATION_ENGINE: 'none' | 'libretranslate' | 'deepl' | 'apertium' = 'none';
@@ -177,6 +202,31 @@ export class EnvSchema {
   @Min(1000)
   @Max(600000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5000;
+
+  // Per-connection rate limits (api): a token bucket in Redis per connection; see README "Rate limits".
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000000)
+  RATE_LIMIT_PER_SECOND = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000000)
+  RATE_LIMIT_BURST = 200;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000000)
+  SCIM_RATE_LIMIT_PER_SECOND = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000000)
+  SCIM_RATE_LIMIT_BURST = 200;
 }
 
 /** Validates raw variables; throws one error listing every problem. */
@@ -188,6 +238,7 @@ export function validateEnv(raw: Record<string, unknown>): EnvSchema {
     'SMTP_URL',
     'PUBLIC_BASE_URL',
     'WEBHOOK_RETRY_SCALE',
+    'SCHEDULE_EVERY_MS',
     'TRANSLATION_ENGINE_URL',
     'TRANSLATION_ENGINE_KEY',
   ]);

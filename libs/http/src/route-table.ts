@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 
 interface RouteEntry {
+  path: string;
   pattern: RegExp;
   methods: Set<string>;
 }
@@ -32,6 +33,7 @@ export class RouteTable {
       byPath.set(layer.route.path, set);
     }
     this.entries = [...byPath].map(([path, methods]) => ({
+      path,
       // Case-insensitive, as express matches routes: /SCIM/v2/Users is /scim/v2/Users.
       pattern: routePattern(path, 'i'),
       methods,
@@ -44,5 +46,19 @@ export class RouteTable {
     for (const e of this.entries) if (e.pattern.test(path)) e.methods.forEach((m) => out.add(m));
     if (out.has('GET')) out.add('HEAD');
     return [...out].sort();
+  }
+
+  /**
+   * The registered route path (template, e.g. `/v1/groups/:id`) that serves `path`, preferring one
+   * registered for `method`; undefined for a path no route serves. For labels that must never hold a raw path.
+   */
+  templateOf(path: string, method: string): string | undefined {
+    let any: string | undefined;
+    for (const e of this.entries) {
+      if (!e.pattern.test(path)) continue;
+      if (e.methods.has(method) || (method === 'HEAD' && e.methods.has('GET'))) return e.path;
+      any ??= e.path;
+    }
+    return any;
   }
 }

@@ -3,7 +3,9 @@ import { Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
 import { AppConfig } from '@app/config';
 import { DomainError, TransactionHost } from '@app/core';
+import { Metrics, METRICS } from '@app/metrics';
 import type { Request, Response } from 'express';
+import type { Counter } from 'prom-client';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { EntityManager } from 'typeorm';
 import { requestFingerprint } from './fingerprint';
@@ -48,12 +50,17 @@ export interface IdempotentOptions {
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly outcomes: Counter<'outcome'>;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly tx: TransactionHost,
     private readonly store: IdempotencyStore,
     private readonly config: AppConfig,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.outcomes = metrics.counter(METRICS.idempotencyRequests);
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const options = this.reflector.get<IdempotentOptions | undefined>(IDEMPOTENT_KEY, context.getHandler());
@@ -79,15 +86,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
     request: IdempotentRequest,
   ): Promise<unknown> {
     const claim = await this.store.claim(connectionId, key, request, CLAIM_LEASE_SECONDS);
-    if (claim.kind === 'in_progress') throw inUse();
+    if (claim.kind === 'in_progress') {
+      this.outcomes.inc({ outcome: 'in_use' });
+      throw inUse();
+    }
     if (claim.kind === 'done') {
       if (claim.stored.fingerprint !== request.fingerprint) {
+        this.outcomes.inc({ outcome: 'reused' });
         throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
       }
+      this.outcomes.inc({ outcome: 'replayed' });
       res.status(claim.stored.statusCode);
       res.setHeader('Idempotent-Replayed', 'true');
       return claim.stored.body;
     }
+    this.outcomes.inc({ outcome: 'first' });
     const handler = () => lastValueFrom(next.handle(), { defaultValue: undefined });
     const record = async (body: unknown, m: EntityManager) => {
       const response = { statusCode: res.statusCode, body: options.replay ? options.replay(body) : body };

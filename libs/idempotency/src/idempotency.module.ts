@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MetricsModule } from '@app/metrics';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyStoreModule } from './idempotency-store.module';
 
@@ -7,8 +8,9 @@ import { IdempotencyStoreModule } from './idempotency-store.module';
  * handlers it marks, so calls that take no Idempotency-Key pay nothing for it.
  */
 @Module({
-  imports: [IdempotencyStoreModule],
+  imports: [IdempotencyStoreModule, MetricsModule],
   providers: [IdempotencyInterceptor],
-  exports: [IdempotencyStoreModule, IdempotencyInterceptor],
+  // Nest builds the interceptor in the module of the controller it decorates: its dependencies go along.
+  exports: [IdempotencyStoreModule, MetricsModule, IdempotencyInterceptor],
 })
 export class IdempotencyModule {}

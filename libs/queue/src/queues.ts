@@ -68,6 +68,11 @@ export const translationJobOptions = (documentId: string, createdAt: Date, retry
 /** Jobs carry ids only; the payload lives in Postgres (a failing endpoint must not fill Redis). */
 export interface DeliveryJob {
   deliveryId: string;
+  /**
+   * Set by the retry processor when it delays the job (ms since the epoch): when it is due again.
+   * BullMQ forgets a delay once it ends; the queue-age metric reads this instead.
+   */
+  dueAt?: number;
 }
 
 export interface TranslationJob {

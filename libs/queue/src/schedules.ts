@@ -33,15 +33,15 @@ export const RETIRED_SCHEDULES: ReadonlyArray<{ queue: Schedule['queue']; job: s
 /**
  * Upserts the schedules (all of them, or with `onlyMissing` those Redis does not know), by fixed
  * id: idempotent, so any number of workers may run it at any time and there is one schedule per
- * job. Returns the jobs upserted.
+ * job. `everyMs` (SCHEDULE_EVERY_MS, tests only) replaces every period. Returns the jobs upserted.
  */
-export async function upsertSchedules(queueOf: (name: Schedule['queue']) => Queue, onlyMissing = false): Promise<string[]> {
+export async function upsertSchedules(queueOf: (name: Schedule['queue']) => Queue, onlyMissing = false, everyMs?: number): Promise<string[]> {
   const done: string[] = [];
   if (!onlyMissing) for (const r of RETIRED_SCHEDULES) await queueOf(r.queue).removeJobScheduler(r.job);
   for (const s of SCHEDULES) {
     const queue = queueOf(s.queue);
     if (onlyMissing && (await queue.getJobScheduler(s.job))) continue;
-    await queue.upsertJobScheduler(s.job, { every: s.every }, { name: s.job, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+    await queue.upsertJobScheduler(s.job, { every: everyMs ?? s.every }, { name: s.job, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
     done.push(s.job);
   }
   return done;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ASSETS, ASSETS_DIR } from './console-views';
 
 /** The stylesheet and the script, read once; pages link them with a content hash, so they are cached for a year. */
-@Public()
+@Public({ throttle: false })
 @ApiExcludeController()
 @Controller('console/assets')
 export class ConsoleAssetsController {

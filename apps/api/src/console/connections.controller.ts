@@ -25,7 +25,7 @@ const NOTICES: Record<string, string> = {
  * The Integrations page (the organisation's connections) and a connection's page (its keys and
  * scopes). Every change goes through ConnectionsService and ApiKeysService, as the CLI's do.
  */
-@Public()
+@Public({ throttle: false })
 @ApiExcludeController()
 @UseGuards(ConsoleGuard)
 @UseFilters(ConsoleExceptionFilter)

@@ -18,7 +18,7 @@ const NOTICES: Record<string, string> = {
  * The integrations data policy, for the organisation's owners (`organisation.own`): accepting it
  * (allowed while integrations are off for want of it) or withdrawing acceptance.
  */
-@Public()
+@Public({ throttle: false })
 @ApiExcludeController()
 @UseGuards(ConsoleGuard)
 @UseFilters(ConsoleExceptionFilter)

@@ -40,7 +40,7 @@ function sessionToken(ctx: ConsoleContext): string {
   return ctx.sessionToken;
 }
 
-@Public()
+@Public({ throttle: false })
 @ApiExcludeController()
 @UseGuards(ConsoleGuard)
 @UseFilters(ConsoleExceptionFilter)

@@ -26,7 +26,7 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : '');
  * (`admin console link --person ID`). Opening a link shows a button; pressing it uses the link
  * and opens the session, so a mail scanner that follows links cannot use it up.
  */
-@Public()
+@Public({ throttle: false })
 @ApiExcludeController()
 @UseGuards(ConsoleGuard)
 @UseFilters(ConsoleExceptionFilter)

@@ -11,6 +11,14 @@ minute make every call from that address (this document included) answer 429 \`r
 next minute (\`Retry-After\` says how long). While the service cannot count refusals (its Redis is
 unreachable) they are not counted: a wrong key still answers 401 at once.
 
+**Rate limits.** Each connection has a token bucket (by default 100 calls a second, 200 at once); SCIM
+calls under \`/scim/v2/\` have a bucket of their own, so a directory import does not slow REST calls.
+Every answer to a call with a valid key carries \`RateLimit-Policy\` (\`"rest";q=200;w=2\`: 200 calls,
+refilled in 2 seconds) and \`RateLimit\` (\`"rest";r=57;t=2\`: 57 calls left, full again in 2 seconds),
+the fields of draft-ietf-httpapi-ratelimit-headers-10. A call that finds the bucket empty answers 429
+\`rate_limited\` with \`Retry-After\` (seconds) and changes nothing. While the service cannot reach its
+Redis, calls are not limited and \`RateLimit\` is left out.
+
 **Answers.** A single object is \`{"data": …}\`; a list is \`{"data": […], "next_cursor": "…" | null}\`;
 an error is \`{"error": {"code": "…", "message": "…"}}\`. Every answer with a body carries \`X-Request-Id\`
 (yours, when you send a well-formed one of 8 to 128 characters \`[A-Za-z0-9._:-]\`).

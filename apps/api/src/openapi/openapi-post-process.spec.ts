@@ -104,7 +104,8 @@ describe('commonErrors', () => {
       '403': '`module_off`, `scope_missing`, `ip_not_allowed`.',
       '404': '`not_found`: no such path, or no such object in this organisation.',
       '405': '`method_not_allowed`: the path exists with other methods (see the `Allow` header).',
-      '429': '`rate_limited`: too many calls from this address were refused 401 this minute (see `Retry-After`).',
+      '429':
+        '`rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 this minute (see `Retry-After`).',
       '500': '`server_error`: an unexpected error; the message carries an error id.',
     });
   });

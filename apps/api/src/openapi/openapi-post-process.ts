@@ -80,7 +80,10 @@ const COMMON_ERROR_CODES: Array<[ErrorCode, string?]> = [
   ['ip_not_allowed'],
   ['not_found', 'no such path, or no such object in this organisation'],
   ['method_not_allowed', 'the path exists with other methods (see the `Allow` header)'],
-  ['rate_limited', 'too many calls from this address were refused 401 this minute (see `Retry-After`)'],
+  [
+    'rate_limited',
+    'the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 this minute (see `Retry-After`)',
+  ],
   ['server_error', 'an unexpected error; the message carries an error id'],
 ];
 
@@ -95,8 +98,39 @@ export function commonErrors(): Record<string, string> {
 }
 
 /**
+ * The rate-limit answer fields (draft-ietf-httpapi-ratelimit-headers-10) and Retry-After, as
+ * components; every keyed operation's answers refer to them (README, "Rate limits").
+ */
+export const RATE_LIMIT_HEADERS: Record<string, Json> = {
+  'RateLimit-Policy': {
+    description:
+      'The connection\'s rate limit, on every answer to a call with a valid key (draft-ietf-httpapi-ratelimit-headers-10): `"rest";q=200;w=2` is a token bucket of 200 calls that refills in 2 seconds (100 a second). SCIM (`/scim/v2/`) has a bucket of its own, `"scim"`.',
+    schema: { type: 'string', pattern: '^"[a-z]+";q=[0-9]+;w=[0-9]+$' },
+    example: '"rest";q=200;w=2',
+  },
+  RateLimit: {
+    description:
+      'What is left of the bucket after this call: `r` calls, full again in `t` seconds. Left out while the service cannot reach its Redis (calls are not limited then).',
+    schema: { type: 'string', pattern: '^"[a-z]+";r=[0-9]+;t=[0-9]+$' },
+    example: '"rest";r=57;t=2',
+  },
+  'Retry-After': {
+    description: 'On a 429: whole seconds to wait before calling again.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+};
+
+const rateLimitHeaderRefs = (withRetryAfter: boolean): Json =>
+  Object.fromEntries(
+    Object.keys(RATE_LIMIT_HEADERS)
+      .filter((name) => withRetryAfter || name !== 'Retry-After')
+      .map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  );
+
+/**
  * Finishes the generated document: the 3.1 nullable form, build 47 in `info`, the error
- * envelope schema, the common error answers of every authenticated call, and `X-Request-Id`.
+ * envelope schema, the common error answers of every authenticated call, `X-Request-Id`, and the
+ * rate-limit fields on the answers of every authenticated call.
  */
 export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
   const out = toOpenApi31Nullables(doc) as OpenAPIObject & Json;
@@ -126,6 +160,7 @@ export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
   stateRequestLimits(out);
   out.components.headers = {
     'X-Request-Id': { description: 'Id of this request, for support and logs.', schema: { type: 'string' } },
+    ...RATE_LIMIT_HEADERS,
   } as never;
   const common = commonErrors();
   for (const item of Object.values(out.paths ?? {})) {
@@ -141,8 +176,10 @@ export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
             : { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
         }
       }
-      for (const r of Object.values(responses)) {
+      for (const [status, r] of Object.entries(responses)) {
         if (r.content) r.headers = { ...((r.headers as Json) ?? {}), 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+        // Every answer to a valid key carries the rate-limit fields; a 401 (no valid key) never does.
+        if (!isPublic && status !== '401') r.headers = { ...((r.headers as Json) ?? {}), ...rateLimitHeaderRefs(status === '429') };
       }
     }
   }

@@ -16,7 +16,9 @@ Adds a webhook to the calling connection: body \`{url, events}\`. IK. Scope \`we
 A 2xx within 10 seconds is a success; anything else (a 3xx included) is retried 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h
 after each failure: eight attempts in all. \`id\` is the same on every attempt: use it to discard repeats, and \`occurred_at\`
 to order. After three days of failures with no success the webhook is switched off (\`switched_off_at\`) and the
-organisation's integration managers are emailed.
+organisation's integration managers are emailed. At most 10 attempts per webhook are in flight at once (an operator
+setting): while the receiver is slow or hangs, its other deliveries wait their turn, oldest first, and are sent later; the
+retry delays count from each attempt actually made.
 `.trim();
 
 /** The rules of POST /v1/webhooks/{id}/test. */

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DocumentsDomainModule, DocumentsOptions } from '@app/domain';
+import { MetricsModule } from '@app/metrics';
 import { DocumentIntakeLoop } from './document-intake.loop';
 import { TranslationProcessor } from '../processors/translation.processor';
 
@@ -10,7 +11,7 @@ export class DocumentsWorkerModule {
   static forRoot(options: DocumentsOptions = {}): DynamicModule {
     return {
       module: DocumentsWorkerModule,
-      imports: [DocumentsDomainModule.forRoot(options)],
+      imports: [DocumentsDomainModule.forRoot(options), MetricsModule],
       providers: [TranslationProcessor, DocumentIntakeLoop],
     };
   }

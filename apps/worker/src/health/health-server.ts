@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/config';
+import { answerScrape, Metrics } from '@app/metrics';
 import { REDIS } from '@app/redis';
 import type Redis from 'ioredis';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -12,8 +13,9 @@ const CHECK_TIMEOUT_MS = 2000;
 type CheckState = 'up' | 'down';
 
 /**
- * Liveness and readiness probes of the worker on WORKER_HEALTH_PORT. The worker has no HTTP
- * application, so a bare node:http server is enough (and keeps Express out of the process).
+ * Liveness and readiness probes of the worker on WORKER_HEALTH_PORT, and its Prometheus metrics
+ * (`/metrics`, unless METRICS_ENABLED=false). The worker has no HTTP application, so a bare
+ * node:http server is enough (and keeps Express out of the process).
  */
 @Injectable()
 export class HealthServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -24,6 +26,7 @@ export class HealthServer implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly config: AppConfig,
     private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly metrics: Metrics,
   ) {}
 
   /** The bound port (differs from the configured one when that is 0). */
@@ -46,7 +49,9 @@ export class HealthServer implements OnApplicationBootstrap, BeforeApplicationSh
     // An error after listening (e.g. out of file descriptors on accept) is logged, not fatal.
     server.on('error', (err) => this.logger.error(`health server: ${err.message}`));
     this.server = server;
-    this.logger.log(`health probes on http://${this.config.host}:${this.port}/health/{live,ready}`);
+    this.logger.log(
+      `health probes on http://${this.config.host}:${this.port}/health/{live,ready}${this.config.metrics.enabled ? ', metrics on /metrics' : ''}`,
+    );
   }
 
   /** Closed first on shutdown, so the orchestrator stops counting on this replica at once. */
@@ -68,6 +73,7 @@ export class HealthServer implements OnApplicationBootstrap, BeforeApplicationSh
       const ok = database === 'up' && redis === 'up';
       return ok ? this.send(res, 200, { status: 'ok' }) : this.send(res, 503, { status: 'unavailable', checks: { database, redis } });
     }
+    if (path === '/metrics' && this.config.metrics.enabled) return answerScrape(this.metrics, res, req.method === 'HEAD');
     return this.send(res, 404, { status: 'not_found' });
   }
 

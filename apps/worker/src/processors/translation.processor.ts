@@ -1,9 +1,11 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/config';
+import { Metrics, METRICS } from '@app/metrics';
 import { QUEUES, TRANSLATION_JOBS, TranslationJob, superviseWorker } from '@app/queue';
 import { Job, UnrecoverableError } from 'bullmq';
 import { DocumentTranslatorService, TranslationOutcome } from '@app/domain';
+import type { Counter, Histogram } from 'prom-client';
 
 /**
  * Translations queue: one job per document (retried with exponential backoff while the engine
@@ -11,11 +13,17 @@ import { DocumentTranslatorService, TranslationOutcome } from '@app/domain';
  */
 @Processor(QUEUES.translations)
 export class TranslationProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly jobs: Counter<'outcome'>;
+  private readonly duration: Histogram<'outcome'>;
+
   constructor(
     private readonly translator: DocumentTranslatorService,
     private readonly config: AppConfig,
+    metrics: Metrics,
   ) {
     super();
+    this.jobs = metrics.counter(METRICS.translationJobs);
+    this.duration = metrics.histogram(METRICS.translationJobDuration);
   }
 
   /** The decorator's options are static; TRANSLATION_CONCURRENCY is known only now. */
@@ -27,11 +35,24 @@ export class TranslationProcessor extends WorkerHost implements OnApplicationBoo
   async process(job: Job<TranslationJob>): Promise<TranslationOutcome | { requeued: number; abandoned: number }> {
     switch (job.name) {
       case TRANSLATION_JOBS.translate:
-        return this.translator.translate(job.data.documentId, { last: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+        return this.translate(job);
       case TRANSLATION_JOBS.requeueStale:
         return this.translator.sweepStale();
       default:
         throw new UnrecoverableError(`unknown translations job "${job.name}"`);
+    }
+  }
+
+  /** One document's job, counted by outcome (`retried` when it throws for the queue to try again) and timed. */
+  private async translate(job: Job<TranslationJob>): Promise<TranslationOutcome> {
+    const started = process.hrtime.bigint();
+    let outcome: TranslationOutcome | 'retried' = 'retried';
+    try {
+      outcome = await this.translator.translate(job.data.documentId, { last: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+      return outcome;
+    } finally {
+      this.jobs.inc({ outcome });
+      this.duration.observe({ outcome }, Number(process.hrtime.bigint() - started) / 1e9);
     }
   }
 

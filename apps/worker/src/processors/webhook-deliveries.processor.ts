@@ -4,6 +4,7 @@ import { AppConfig } from '@app/config';
 import { DeliveryJob, QUEUES, superviseWorker } from '@app/queue';
 import { Job } from 'bullmq';
 import { DeliveryQueues, webhookBackoff } from '../webhooks/delivery-queues';
+import { WebhookSlots } from '../webhooks/webhook-slots';
 import { DeliveryAttemptsService } from '@app/domain';
 
 /** First attempts. A failure hands the delivery to the retry queue with the timetable's delay. */
@@ -13,6 +14,7 @@ export class WebhookDeliveriesProcessor extends WorkerHost implements OnApplicat
     private readonly attempts: DeliveryAttemptsService,
     private readonly queues: DeliveryQueues,
     private readonly config: AppConfig,
+    private readonly slots: WebhookSlots,
   ) {
     super();
   }
@@ -20,10 +22,12 @@ export class WebhookDeliveriesProcessor extends WorkerHost implements OnApplicat
   onApplicationBootstrap(): void {
     this.worker.concurrency = this.config.webhookConcurrency;
     superviseWorker(this.worker, QUEUES.webhookDeliveries);
+    this.slots.watch(this.worker, 'f');
   }
 
   async process(job: Job<DeliveryJob>): Promise<string> {
-    const outcome = await this.attempts.attempt(job.data.deliveryId);
+    // 'parked' (its webhook has as many attempts in flight as allowed): the job ends, WebhookSlots parks the delivery.
+    const outcome = await this.attempts.attempt(job.data.deliveryId, this.slots.gate('f'));
     if (outcome.kind === 'failed' && outcome.retryInMs !== null) await this.queues.retry(job.data.deliveryId, outcome.retryInMs);
     // Already waiting for a retry (a repeated job): the retry queue owns it from here.
     if (outcome.kind === 'not_due') await this.queues.retry(job.data.deliveryId, outcome.inMs);

@@ -4,6 +4,7 @@ import { AppConfig } from '@app/config';
 import { DeliveryJob, QUEUES, superviseWorker } from '@app/queue';
 import { DelayedError, Job } from 'bullmq';
 import { RetryLater, webhookBackoff } from '../webhooks/delivery-queues';
+import { WebhookSlots } from '../webhooks/webhook-slots';
 import { DeliveryAttemptsService } from '@app/domain';
 
 /**
@@ -16,6 +17,7 @@ export class WebhookRetriesProcessor extends WorkerHost implements OnApplication
   constructor(
     private readonly attempts: DeliveryAttemptsService,
     private readonly config: AppConfig,
+    private readonly slots: WebhookSlots,
   ) {
     super();
   }
@@ -23,16 +25,27 @@ export class WebhookRetriesProcessor extends WorkerHost implements OnApplication
   onApplicationBootstrap(): void {
     this.worker.concurrency = this.config.webhookConcurrency;
     superviseWorker(this.worker, QUEUES.webhookRetries);
+    this.slots.watch(this.worker, 'r');
   }
 
   async process(job: Job<DeliveryJob>, token?: string): Promise<string> {
-    const outcome = await this.attempts.attempt(job.data.deliveryId);
-    if (outcome.kind === 'failed' && outcome.retryInMs !== null) throw new RetryLater(outcome.retryInMs);
+    // 'parked' (its webhook has as many attempts in flight as allowed): the job ends, WebhookSlots parks the delivery.
+    const outcome = await this.attempts.attempt(job.data.deliveryId, this.slots.gate('r'));
+    if (outcome.kind === 'failed' && outcome.retryInMs !== null) {
+      await this.noteDue(job, outcome.retryInMs);
+      throw new RetryLater(outcome.retryInMs);
+    }
     if (outcome.kind === 'not_due') {
+      await this.noteDue(job, outcome.inMs);
       await job.moveToDelayed(Date.now() + outcome.inMs, token);
       throw new DelayedError();
     }
     return outcome.kind;
+  }
+
+  /** Writes when the job is due again, for the queue-age metric (BullMQ forgets a delay once it ends); never fails the job. */
+  private async noteDue(job: Job<DeliveryJob>, inMs: number): Promise<void> {
+    await job.updateData({ deliveryId: job.data.deliveryId, dueAt: Date.now() + inMs }).catch(() => undefined);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

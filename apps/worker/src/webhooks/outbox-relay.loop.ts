@@ -2,7 +2,10 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { AppConfig } from '@app/config';
 import { NotifiedLoop } from '../common/notified-loop';
 import { DeliveryQueues } from './delivery-queues';
+import { WebhookSlots } from './webhook-slots';
 import { CHANNELS } from '@app/database';
+import { Metrics, METRICS } from '@app/metrics';
+import type { Counter } from 'prom-client';
 import { DeliveryRecoveryService, OutboxRelayService, RELAY_BATCH_SIZE } from '@app/domain';
 
 /** Without a notification (missed while reconnecting, another database client), the loop still looks this often. */
@@ -10,6 +13,9 @@ export const RELAY_POLL_MS = 1000;
 /** How often the loop looks for pending deliveries whose job was lost, and how overdue they must be. */
 export const RECOVERY_EVERY_MS = 30_000;
 export const RECOVERY_GRACE_MS = 30_000;
+/** Overdue deliveries are read this many at a time, at most RECOVERY_MAX_PAGES pages per pass (parked ones are overdue too, and skipped). */
+export const RECOVERY_PAGE = 1000;
+export const RECOVERY_MAX_PAGES = 20;
 
 /**
  * Runs the outbox relay in a loop rather than as a 1-second BullMQ schedule: an event must reach
@@ -28,13 +34,17 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
   private readonly resent = new Set<string>();
   private lastRecovery = 0;
   private readonly loop: NotifiedLoop;
+  private readonly relayed: Counter;
 
   constructor(
     config: AppConfig,
     private readonly relay: OutboxRelayService,
     private readonly recovery: DeliveryRecoveryService,
     private readonly queues: DeliveryQueues,
+    metrics: Metrics,
+    private readonly slots: WebhookSlots,
   ) {
+    this.relayed = metrics.counter(METRICS.outboxRelayed);
     this.loop = new NotifiedLoop({
       name: 'relay',
       databaseUrl: config.databaseDirectUrl, // LISTEN needs a session: never through a pooler
@@ -59,8 +69,10 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
   /** One pass: relay everything waiting, queue resends, and now and then recover lost jobs. */
   async tick(): Promise<void> {
     for (;;) {
-      const { events, deliveryIds } = await this.relay.relayBatch(RELAY_BATCH_SIZE);
-      await this.queues.first(deliveryIds);
+      const { events, deliveries } = await this.relay.relayBatch(RELAY_BATCH_SIZE);
+      // Deliveries of a webhook already at its cap are parked here, without a job (WebhookSlots.admit).
+      await this.queues.first(await this.slots.admit(deliveries));
+      this.relayed.inc(events);
       if (events < RELAY_BATCH_SIZE || !this.loop.isRunning) break;
     }
     if (this.resent.size > 0) {
@@ -75,12 +87,27 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
-  /** Queues again, under the same job ids, pending deliveries whose attempt is overdue and unheld. */
+  /**
+   * Queues again, under the same job ids, pending deliveries whose attempt is overdue and unheld:
+   * deliveries parked behind their webhook's cap, or in flight, are skipped (WebhookSlots.unheld),
+   * so a hanging receiver's thousands of parked deliveries are read but not re-queued each pass.
+   * Pages through the overdue deliveries (RECOVERY_MAX_PAGES × RECOVERY_PAGE per pass at most), so
+   * parked ones never hide a lost job behind them.
+   */
   async recover(graceMs = RECOVERY_GRACE_MS): Promise<number> {
-    const overdue = await this.recovery.overdue(graceMs);
-    await this.queues.first(overdue.filter((d) => d.attempts === 0).map((d) => d.id));
-    for (const d of overdue.filter((x) => x.attempts > 0)) await this.queues.retry(d.id, 0);
-    if (overdue.length > 0) this.logger.log(`re-queued ${overdue.length} overdue deliveries`);
-    return overdue.length;
+    let requeued = 0;
+    let after: { nextAttemptAt: Date; id: string } | undefined;
+    for (let page = 0; page < RECOVERY_MAX_PAGES; page++) {
+      const overdue = await this.recovery.overdue(graceMs, RECOVERY_PAGE, after);
+      if (overdue.length === 0) break;
+      const lost = await this.slots.unheld(overdue);
+      await this.queues.first(lost.filter((d) => d.attempts === 0).map((d) => d.id));
+      for (const d of lost.filter((x) => x.attempts > 0)) await this.queues.retry(d.id, 0);
+      requeued += lost.length;
+      if (overdue.length < RECOVERY_PAGE) break;
+      after = overdue[overdue.length - 1];
+    }
+    if (requeued > 0) this.logger.log(`re-queued ${requeued} overdue deliveries`);
+    return requeued;
   }
 }

@@ -1,11 +1,14 @@
 import { Module } from '@nestjs/common';
 import { WebhooksDomainModule } from '@app/domain';
+import { MetricsModule } from '@app/metrics';
 import { QueuesModule } from '@app/queue';
+import { RedisModule } from '@app/redis';
 import { DeliveryQueues } from './delivery-queues';
 import { OutboxRelayLoop } from './outbox-relay.loop';
 import { WebhookDeliveriesProcessor } from '../processors/webhook-deliveries.processor';
 import { WebhookMaintenanceJobs } from './webhook-maintenance';
 import { WebhookRetriesProcessor } from '../processors/webhook-retries.processor';
+import { WebhookSlots } from './webhook-slots';
 
 /**
  * The worker's webhook side: the outbox relay loop, the first-attempt and retry processors, and
@@ -13,8 +16,8 @@ import { WebhookRetriesProcessor } from '../processors/webhook-retries.processor
  * BullMQ root (the connection) in the application.
  */
 @Module({
-  imports: [WebhooksDomainModule, QueuesModule],
-  providers: [DeliveryQueues, OutboxRelayLoop, WebhookDeliveriesProcessor, WebhookRetriesProcessor, WebhookMaintenanceJobs],
-  exports: [WebhookMaintenanceJobs, OutboxRelayLoop],
+  imports: [WebhooksDomainModule, QueuesModule, MetricsModule, RedisModule],
+  providers: [DeliveryQueues, WebhookSlots, OutboxRelayLoop, WebhookDeliveriesProcessor, WebhookRetriesProcessor, WebhookMaintenanceJobs],
+  exports: [WebhookMaintenanceJobs, OutboxRelayLoop, WebhookSlots],
 })
 export class WebhooksWorkerModule {}

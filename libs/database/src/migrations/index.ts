@@ -9,6 +9,7 @@ import { ScimAttributes1764020000000 } from './1764020000000-ScimAttributes';
 import { ScimGroupClaims1764020100000 } from './1764020100000-ScimGroupClaims';
 import { IdempotencyClaims1764030000000 } from './1764030000000-IdempotencyClaims';
 import { ConsoleAccess1764100000000 } from './1764100000000-ConsoleAccess';
+import { DeliveryLogFilters1764110000000 } from './1764110000000-DeliveryLogFilters';
 
 export { CHANNELS } from './channels';
 
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   ScimGroupClaims1764020100000,
   IdempotencyClaims1764030000000,
   ConsoleAccess1764100000000,
+  DeliveryLogFilters1764110000000,
 ];

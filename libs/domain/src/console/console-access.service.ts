@@ -64,9 +64,36 @@ const ELIGIBLE_COLUMNS = `
   COALESCE('${ORGANISATION_OWN}' = ANY(g.permissions), false) AS is_owner`;
 const ELIGIBLE_FROM = `people p JOIN organisations o ON o.id = p.organisation_id LEFT JOIN groups g ON g.id = p.group_id`;
 
+/** What decides whether a session still holds, read from its row, its person and their group. */
+export interface SessionFacts {
+  endedAt: Date | null;
+  expiresAt: Date;
+  lastSeenAt: Date;
+  disabled: boolean;
+  /** The person is still in the organisation the session was opened for. */
+  inSessionOrganisation: boolean;
+  canManage: boolean;
+  isOwner: boolean;
+}
+
+/**
+ * The session rules, in order: signed out stays signed out; 12 hours after sign-in it is over
+ * (`expired`), whatever else; 30 minutes without a page load ends it (`idle`); a person disabled,
+ * removed from the organisation, or whose group holds neither console permission is out
+ * (`no_access`). Null: the session holds.
+ */
+export function sessionVerdict(f: SessionFacts, now: Date): 'signed_out' | 'expired' | 'idle' | 'no_access' | null {
+  if (f.endedAt) return 'signed_out';
+  if (now.getTime() >= f.expiresAt.getTime()) return 'expired';
+  if (now.getTime() - f.lastSeenAt.getTime() >= SESSION_IDLE_MS) return 'idle';
+  if (f.disabled || !f.inSessionOrganisation || (!f.canManage && !f.isOwner)) return 'no_access';
+  return null;
+}
+
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 const newToken = (): string => randomBytes(32).toString('base64url');
-const isToken = (token: unknown): token is string => typeof token === 'string' && /^[A-Za-z0-9_-]{43}$/.test(token);
+/** Link and session tokens: 32 random bytes, base64url (anything else is not looked up). */
+export const isToken = (token: unknown): token is string => typeof token === 'string' && /^[A-Za-z0-9_-]{43}$/.test(token);
 
 /**
  * Who may use the Integrations section, and how they get in: the people of an organisation whose
@@ -186,11 +213,19 @@ export class ConsoleAccessService {
     );
     const r = rows[0];
     if (!r) return { ended: 'unknown' };
-    if (r.ended_at) return { ended: 'signed_out' };
-    let ended: 'idle' | 'expired' | 'no_access' | null = null;
-    if (now.getTime() >= new Date(r.expires_at).getTime()) ended = 'expired';
-    else if (now.getTime() - new Date(r.last_seen_at).getTime() >= SESSION_IDLE_MS) ended = 'idle';
-    else if (r.disabled || String(r.person_org) !== String(r.session_org) || (!r.can_manage && !r.is_owner)) ended = 'no_access';
+    const ended = sessionVerdict(
+      {
+        endedAt: r.ended_at,
+        expiresAt: new Date(r.expires_at),
+        lastSeenAt: new Date(r.last_seen_at),
+        disabled: r.disabled,
+        inSessionOrganisation: String(r.person_org) === String(r.session_org),
+        canManage: r.can_manage,
+        isOwner: r.is_owner,
+      },
+      now,
+    );
+    if (ended === 'signed_out') return { ended };
     if (ended) {
       await this.end(String(r.session_id));
       return { ended };

@@ -1,7 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { EVENT_SCOPES, EventName } from '@app/events';
+import { Metrics, METRICS } from '@app/metrics';
 import type { Pool } from 'pg';
+import type { Counter, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { Clock, isConnectionError, TransactionHost } from '@app/core';
 import { CURRENT_POLICY_VERSION_SQL, policyAccepted } from '../organisations/data-policy';
@@ -28,6 +30,8 @@ export type AttemptOutcome =
   /** Still pending, but its time comes in `inMs`. */
   | { kind: 'not_due'; inMs: number }
   | { kind: 'given_up'; reason: GiveUpReason }
+  /** Due, but its webhook already has as many attempts in flight as allowed: the gate keeps it waiting (see AttemptGate). */
+  | { kind: 'parked'; webhookId: string }
   | { kind: 'delivered'; result: SendResult; number: number }
   /** `retryInMs` null: no further attempt (the eighth failed, or it was a test). */
   | { kind: 'failed'; result: SendResult; number: number; retryInMs: number | null };
@@ -52,6 +56,17 @@ export interface AttemptContext {
   module_enabled: boolean;
   accepted_policy_version: number | null;
   policy_version: number;
+}
+
+/**
+ * Lets an attempt through to its webhook, or not (the worker's per-webhook cap on attempts in
+ * flight). `enter` is asked once the delivery is due and passes every check, right before the
+ * POST; when it answers false nothing is sent and the outcome is `parked`. `leave` is called once
+ * the POST is over (whatever its result), before the outcome is recorded.
+ */
+export interface AttemptGate {
+  enter(delivery: { id: string; webhookId: string }): Promise<boolean>;
+  leave(delivery: { id: string; webhookId: string }): Promise<void>;
 }
 
 /** The deliveries and, in the same read, everything the checks before an attempt need. */
@@ -171,17 +186,26 @@ export class DeliveryAttemptsService {
     BATCH_WAIT_MS,
   );
 
+  private readonly counts: { attempts: Counter<'event' | 'outcome'>; duration: Histogram<'outcome'>; deliveries: Counter<'event' | 'outcome'> };
+
   constructor(
     private readonly tx: TransactionHost,
     private readonly clock: Clock,
     private readonly sender: WebhookSender,
     private readonly config: AppConfig,
     dataSource: DataSource,
+    metrics: Metrics,
   ) {
     this.pool = (dataSource.driver as unknown as { master: Pool }).master;
+    this.counts = {
+      attempts: metrics.counter(METRICS.webhookAttempts),
+      duration: metrics.histogram(METRICS.webhookAttemptDuration),
+      deliveries: metrics.counter(METRICS.webhookDeliveries),
+    };
   }
 
-  async attempt(deliveryId: string): Promise<AttemptOutcome> {
+  /** `gate`: the worker's per-webhook cap; without one (the test call) the attempt is never held back. */
+  async attempt(deliveryId: string, gate?: AttemptGate): Promise<AttemptOutcome> {
     const recording = this.unrecorded.get(deliveryId);
     if (recording) {
       // Sent already by another job here: never again; its state moves when the record lands.
@@ -190,17 +214,31 @@ export class DeliveryAttemptsService {
     }
     const d = this.tx.inTransaction ? (await this.readMany([deliveryId]))[0] : await this.reads.push(deliveryId);
     const now = this.clock.now();
-    if (!d || (d.state !== 'queued' && d.state !== 'waiting')) return { kind: 'nothing' };
+    if (!d) return { kind: 'nothing' };
+    const slot = { id: d.id, webhookId: String(d.webhook_id) };
+    // Not attempted after all: a slot it may have been handed while it waited goes to the next one.
+    const pass = async (outcome: AttemptOutcome): Promise<AttemptOutcome> => {
+      await gate?.leave(slot);
+      return outcome;
+    };
+    if (d.state !== 'queued' && d.state !== 'waiting') return pass({ kind: 'nothing' });
     const dueIn = (d.next_attempt_at?.getTime() ?? 0) - now.getTime();
-    if (dueIn > DUE_TOLERANCE_MS) return { kind: 'not_due', inMs: dueIn };
+    if (dueIn > DUE_TOLERANCE_MS) return pass({ kind: 'not_due', inMs: dueIn });
 
     const reason = giveUpReason(d);
     if (reason) {
       await this.query('webhook-attempt-give-up', GIVE_UP, [d.id, d.series, d.attempts, reason, now.toISOString()]);
-      return { kind: 'given_up', reason };
+      this.counts.deliveries.inc({ event: d.event, outcome: 'given_up' });
+      return pass({ kind: 'given_up', reason });
     }
 
-    const result = await this.sender.send({ url: d.url, body: deliveryBody(d), secret: d.secret, timestamp: Math.floor(now.getTime() / 1000) });
+    if (gate && !(await gate.enter(slot))) return { kind: 'parked', webhookId: slot.webhookId };
+    let result: SendResult;
+    try {
+      result = await this.sender.send({ url: d.url, body: deliveryBody(d), secret: d.secret, timestamp: Math.floor(now.getTime() / 1000) });
+    } finally {
+      await gate?.leave(slot);
+    }
     const number = d.attempts + 1;
     const retryInMs = result.ok || d.is_test ? null : retryDelayMs(number, this.config.webhookRetryScale);
     const ended = this.clock.now();
@@ -215,7 +253,16 @@ export class DeliveryAttemptsService {
     };
     if (this.tx.inTransaction) await this.finishMany([finished]);
     else await this.record(finished);
+    this.countAttempt(d.event, result, finished.state);
     return result.ok ? { kind: 'delivered', result, number } : { kind: 'failed', result, number, retryInMs };
+  }
+
+  /** Once recorded: the attempt by outcome, its duration, and the delivery if it ended. */
+  private countAttempt(event: string, result: SendResult, state: string): void {
+    const outcome = result.ok ? 'success' : result.status === null ? 'no_answer' : 'http_error';
+    this.counts.attempts.inc({ event, outcome });
+    this.counts.duration.observe({ outcome }, result.durationMs / 1000);
+    if (state === 'delivered' || state === 'failed') this.counts.deliveries.inc({ event, outcome: state });
   }
 
   /** Records a sent attempt, again and again while Postgres is unreachable (see the class comment). */

@@ -14,7 +14,7 @@ import {
   validationFailed,
 } from '@app/core';
 import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity';
-import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { DeliveryState, WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { DELIVERY_COLUMNS, toAttempt, toDelivery } from './webhook-rows';
 
 export interface LoggedDelivery {
@@ -24,6 +24,18 @@ export interface LoggedDelivery {
 }
 
 const isDeliveryId = (id: string) => /^[0-9a-f]{32}$/.test(id);
+
+/** The states a delivery can be in, as the log filters them. */
+export const DELIVERY_STATES: readonly DeliveryState[] = ['queued', 'waiting', 'delivered', 'failed', 'given_up'];
+
+/** A bulk resend takes at most this many deliveries per request (the oldest first); ask again for the rest. */
+export const MAX_BULK_RESEND = 500;
+
+/** Narrows the log: only deliveries in this state and/or of this event (the keyset order stays). */
+export interface DeliveryFilter {
+  state?: string;
+  event?: string;
+}
 
 /**
  * What a manager sees of a webhook's deliveries and what they can do about one: the log (each
@@ -39,18 +51,31 @@ export class DeliveryLogService {
     private readonly cursors: CursorCodec,
   ) {}
 
-  /** A webhook's deliveries, newest first, each with its attempts. Removed webhooks are listed too. */
-  async list(webhookId: string, page: PageRequest = {}, organisationId?: string): Promise<Page<LoggedDelivery>> {
-    if (!isId(webhookId)) throw notFound('webhook');
-    const [hook] = await this.tx.manager.query(`SELECT id FROM webhooks WHERE id = $1 AND ($2::bigint IS NULL OR organisation_id = $2)`, [
-      webhookId,
-      organisationId ?? null,
-    ]);
-    if (!hook) throw notFound('webhook');
+  /**
+   * A webhook's deliveries, newest first, each with its attempts. Removed webhooks are listed too.
+   * Keyset-paginated (no offset, no count): with a filter, the (webhook, state) or (webhook, event)
+   * index serves the page as the (webhook) one serves the whole log.
+   */
+  async list(webhookId: string, page: PageRequest = {}, organisationId?: string, filter: DeliveryFilter = {}): Promise<Page<LoggedDelivery>> {
+    await this.ownWebhook(webhookId, organisationId);
     const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+    const params: unknown[] = [webhookId];
+    let where = 'webhook_id = $1';
+    if (filter.state !== undefined) {
+      if (!(DELIVERY_STATES as string[]).includes(filter.state)) {
+        throw validationFailed('state', `must be one of ${DELIVERY_STATES.join(', ')}`);
+      }
+      params.push(filter.state);
+      where += ` AND state = $${params.length}`;
+    }
+    if (filter.event !== undefined) {
+      if (filter.event === '' || filter.event.length > 100) throw validationFailed('event', 'must name an event');
+      params.push(filter.event);
+      where += ` AND event = $${params.length}`;
+    }
     const { items: deliveries, nextCursor } = await paginateRows(this.tx.manager, { ...page, limit }, this.cursors, {
-      sql: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1`,
-      params: [webhookId],
+      sql: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where}`,
+      params,
       idType: 'char(32)',
       isId: isDeliveryId,
       toItem: toDelivery,
@@ -104,5 +129,60 @@ export class DeliveryLogService {
       await m.query(`SELECT pg_notify($1, $2)`, [CHANNELS.deliveries, deliveryId]);
       return toDelivery(rows[0]);
     });
+  }
+
+  /**
+   * How many deliveries a bulk resend of this webhook since `since` would take now, counted up to
+   * MAX_BULK_RESEND + 1 at most (never a count of the whole log): the same rows resendFailedSince picks.
+   */
+  async countResendable(webhookId: string, since: Date, organisationId?: string): Promise<number> {
+    await this.ownWebhook(webhookId, organisationId);
+    const [{ n }] = await this.tx.manager.query(
+      `SELECT count(*)::int AS n FROM (
+         SELECT 1 FROM webhook_deliveries
+          WHERE webhook_id = $1 AND state IN ('failed', 'given_up') AND NOT is_test AND created_at >= $2
+          LIMIT $3) picked`,
+      [webhookId, since.toISOString(), MAX_BULK_RESEND + 1],
+    );
+    return Number(n);
+  }
+
+  /**
+   * The morning after a receiver's outage: every failed or given-up delivery of one webhook made
+   * since `since` starts a new series, as resend does for one (tests are never resent), the
+   * oldest first and at most MAX_BULK_RESEND per call, in one statement that also wakes the
+   * workers. Answers how many were resent.
+   */
+  async resendFailedSince(webhookId: string, since: Date, organisationId?: string): Promise<number> {
+    await this.ownWebhook(webhookId, organisationId);
+    if (Number.isNaN(since.getTime())) throw validationFailed('since', 'must be a time');
+    const now = this.clock.now().toISOString();
+    const rows: unknown[] = await this.tx.manager.query(
+      `WITH picked AS (
+         SELECT id FROM webhook_deliveries
+          WHERE webhook_id = $1 AND state IN ('failed', 'given_up') AND NOT is_test AND created_at >= $2
+          ORDER BY created_at, id
+          LIMIT $3
+            FOR UPDATE SKIP LOCKED),
+       again AS (
+         UPDATE webhook_deliveries d SET state = 'queued', series = series + 1, attempts = 0, next_attempt_at = $4,
+                give_up_reason = NULL, finished_at = NULL, updated_at = $4
+           FROM picked
+          WHERE d.id = picked.id AND d.state IN ('failed', 'given_up')
+         RETURNING d.id)
+       SELECT pg_notify($5, id) FROM again`,
+      [webhookId, since.toISOString(), MAX_BULK_RESEND, now, CHANNELS.deliveries],
+    );
+    return rows.length;
+  }
+
+  /** The webhook (removed ones too), confined to the organisation when one is given. */
+  private async ownWebhook(webhookId: string, organisationId?: string): Promise<void> {
+    if (!isId(webhookId)) throw notFound('webhook');
+    const [hook] = await this.tx.manager.query(`SELECT id FROM webhooks WHERE id = $1 AND ($2::bigint IS NULL OR organisation_id = $2)`, [
+      webhookId,
+      organisationId ?? null,
+    ]);
+    if (!hook) throw notFound('webhook');
   }
 }

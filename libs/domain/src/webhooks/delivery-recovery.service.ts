@@ -5,12 +5,16 @@ export interface OverdueDelivery {
   id: string;
   /** Attempts made in its series: 0 belongs on the first-attempt queue, more on the retry queue. */
   attempts: number;
+  webhookId: string;
+  /** Where the next page starts (keyset: the delivery's time, then its id). */
+  nextAttemptAt: Date;
 }
 
 /**
  * The safety net under the queue: pending deliveries whose attempt is overdue. Their job was lost (a crash between commit and enqueue, a job that stalled too
  * often, a flushed Redis); the worker queues them again under the same job id, which is a no-op
- * when the job is in fact still there.
+ * when the job is in fact still there. Deliveries parked behind their webhook's cap on attempts in
+ * flight are overdue too; the worker skips those it finds parked (see its WebhookSlots).
  */
 @Injectable()
 export class DeliveryRecoveryService {
@@ -19,14 +23,16 @@ export class DeliveryRecoveryService {
     private readonly clock: Clock,
   ) {}
 
-  async overdue(graceMs: number, limit = 1000): Promise<OverdueDelivery[]> {
+  /** Oldest first, `limit` at a time; `after` (the last row of the previous page) pages on. */
+  async overdue(graceMs: number, limit = 1000, after?: { nextAttemptAt: Date; id: string }): Promise<OverdueDelivery[]> {
     const now = this.clock.now();
-    const rows: Array<{ id: string; attempts: number }> = await this.tx.manager.query(
-      `SELECT id, attempts FROM webhook_deliveries
+    const rows: Array<{ id: string; attempts: number; webhook_id: string; next_attempt_at: Date }> = await this.tx.manager.query(
+      `SELECT id, attempts, webhook_id, next_attempt_at FROM webhook_deliveries
         WHERE state IN ('queued', 'waiting') AND next_attempt_at <= $1
-        ORDER BY next_attempt_at LIMIT $2`,
-      [new Date(now.getTime() - graceMs).toISOString(), limit],
+          AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::char(32)))
+        ORDER BY next_attempt_at, id LIMIT $2`,
+      [new Date(now.getTime() - graceMs).toISOString(), limit, after?.nextAttemptAt.toISOString() ?? null, after?.id ?? null],
     );
-    return rows.map((r) => ({ id: r.id.trim(), attempts: r.attempts }));
+    return rows.map((r) => ({ id: r.id.trim(), attempts: r.attempts, webhookId: String(r.webhook_id), nextAttemptAt: new Date(r.next_attempt_at) }));
   }
 }

@@ -10,6 +10,8 @@ export interface RelayResult {
   events: number;
   /** Deliveries made, each to be queued for its first attempt. */
   deliveryIds: string[];
+  /** The same deliveries with their webhook, in the same order. */
+  deliveries: Array<{ id: string; webhookId: string }>;
 }
 
 /**
@@ -47,11 +49,12 @@ export class OutboxRelayService {
            JOIN connections c ON c.id = w.connection_id AND c.revoked_at IS NULL AND s.scope = ANY (c.scopes)
           ORDER BY p.occurred_at, w.id
          ON CONFLICT (outbox_event_id, webhook_id) WHERE outbox_event_id IS NOT NULL DO NOTHING
-         RETURNING id
+         RETURNING id, webhook_id
        )
-       SELECT (SELECT count(*)::int FROM marked) AS events, COALESCE((SELECT array_agg(id) FROM made), '{}') AS ids`,
+       SELECT (SELECT count(*)::int FROM marked) AS events, COALESCE((SELECT json_agg(json_build_array(id, webhook_id::text)) FROM made), '[]') AS made`,
       [limit, now, SUBSCRIBABLE_EVENTS, SUBSCRIBABLE_EVENTS.map((e) => EVENT_SCOPES[e])],
     );
-    return { events: row.events as number, deliveryIds: (row.ids as string[]).map((id) => id.trim()) };
+    const deliveries = (row.made as Array<[string, string]>).map(([id, webhookId]) => ({ id: id.trim(), webhookId }));
+    return { events: row.events as number, deliveryIds: deliveries.map((d) => d.id), deliveries };
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CoreModule } from '@app/core';
+import { MetricsModule } from '@app/metrics';
 import { RedisModule } from '@app/redis';
 import { MailModule } from '../mail/mail.module';
 import { AddressPolicy } from './address-policy';
@@ -32,7 +33,7 @@ export const WEBHOOK_SERVICES = [
 
 /**
  * The webhook services. They need the kernel (TransactionHost, Clock, CursorCodec), Redis (the
- * test-delivery throttle) and mail, not the rest of the domain; importing it again is the same module.
+ * test-delivery throttle), mail and the metrics, not the rest of the domain; importing it again is the same module.
  */
-@Module({ imports: [CoreModule, RedisModule, MailModule], providers: WEBHOOK_SERVICES, exports: WEBHOOK_SERVICES })
+@Module({ imports: [CoreModule, RedisModule, MailModule, MetricsModule], providers: WEBHOOK_SERVICES, exports: WEBHOOK_SERVICES })
 export class WebhooksDomainModule {}

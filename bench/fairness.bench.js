@@ -1,0 +1,280 @@
+#!/usr/bin/env node
+// Fair delivery: one organisation's receiver hangs, another's answers at once. 5,000 deliveries are
+// queued for the hanging one, and 5,000 events for the fast one arrive meanwhile at a steady rate;
+// the fast one's event-to-receipt time must stay under 1 s (p99) while the hanging one holds at most
+// WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK attempts. A control run with the cap out of reach
+// (WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK=1000) shows what the cap prevents (BENCH_CONTROL=0 skips it).
+//   node bench/fairness.bench.js
+// It compiles the current sources into .data/bench/fairness-dist first (swc), so it neither needs nor
+// disturbs `npm run build`'s dist/. Loopback only (the receivers listen on 127.0.0.1:443, so it needs
+// root); its own database (recreated) and Redis prefix; it stops by itself and kills its children on
+// the way out. Results: bench/results/fairness.{json,md} and bench/README.md.
+'use strict';
+const lib = require('./lib');
+const { fork } = require('node:child_process');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const Redis = require('ioredis');
+const { Client } = require('pg');
+
+const { root, sleep, withDb } = lib;
+const work = path.join(root, '.data', 'bench');
+const distDir = path.join(work, 'fairness-dist');
+const DB_NAME = 'integrations_bench_fairness';
+const server = process.env.BENCH_DATABASE_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const SETTINGS = {
+  hanging_deliveries: Number(process.env.BENCH_HANGING || 5000),
+  fast_deliveries: Number(process.env.BENCH_FAST || 5000),
+  fast_rate_per_s: Number(process.env.BENCH_FAST_RATE || 200),
+  hang_ms: 10_000,
+  concurrency: 50,
+  max_in_flight_per_webhook: 10,
+  control: process.env.BENCH_CONTROL !== '0',
+  control_fast_deliveries: 2000,
+  control_wait_s: 30,
+  worker_node_env: 'production',
+  worker_log_level: 'warn',
+  database_url: withDb(server, DB_NAME),
+  redis_url: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
+  redis_prefix: 'iabenchfair',
+};
+const TARGET = { max_fast_p99_ms: 1000 };
+
+const say = (msg) => process.stdout.write(`[bench] ${msg}\n`);
+
+function baseEnv(extra = {}) {
+  return {
+    ...process.env,
+    NODE_ENV: SETTINGS.worker_node_env,
+    LOG_LEVEL: SETTINGS.worker_log_level,
+    HOST: '127.0.0.1',
+    DATABASE_URL: SETTINGS.database_url,
+    REDIS_URL: SETTINGS.redis_url,
+    REDIS_PREFIX: SETTINGS.redis_prefix,
+    DATA_DIR: work,
+    BENCH_DIST_DIR: distDir,
+    ...extra,
+  };
+}
+
+async function startReceiver(tls) {
+  const proc = fork(path.join(__dirname, 'fairness-receiver.js'), [], {
+    env: { ...process.env, TLS_CERT_FILE: tls.TLS_CERT_FILE, TLS_KEY_FILE: tls.TLS_KEY_FILE, PORT: '443', HANG_MS: String(SETTINGS.hang_ms) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  lib.track(proc);
+  const ask = (cmd) =>
+    new Promise((resolve) => {
+      const onMessage = (m) => {
+        if (m[cmd]) {
+          proc.off('message', onMessage);
+          resolve(m[cmd]);
+        }
+      };
+      proc.on('message', onMessage);
+      proc.send({ cmd });
+    });
+  await new Promise((resolve, reject) => {
+    proc.once('message', (m) => (m.ready ? resolve() : reject(new Error('receiver did not start'))));
+    proc.once('exit', (code) => reject(new Error(`receiver exited with ${code} (port 443 needs root and must be free)`)));
+  });
+  return { proc, reset: () => ask('reset'), stats: () => ask('stats'), latencies: () => ask('latencies') };
+}
+
+const waitHealthy = (proc, port) =>
+  lib.waitReady(
+    'worker',
+    proc,
+    () =>
+      new Promise((resolve) => {
+        http
+          .get(`http://127.0.0.1:${port}/health/ready`, (res) => {
+            res.resume();
+            resolve(res.statusCode === 200);
+          })
+          .on('error', () => resolve(false));
+      }),
+  );
+
+/** Deletes every key under the bench's prefix (queues and slots): each run starts from nothing. */
+async function clearRedis(redis) {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${SETTINGS.redis_prefix}:*`, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+const summarise = (lat) => {
+  const sorted = [...lat].sort((a, b) => a - b);
+  if (sorted.length === 0) return { count: 0, p50_ms: null, p99_ms: null, max_ms: null };
+  return { count: sorted.length, p50_ms: lib.quantile(sorted, 0.5), p99_ms: lib.quantile(sorted, 0.99), max_ms: sorted[sorted.length - 1] };
+};
+
+/**
+ * One run: a worker with `cap`, the hanging webhook's deliveries queued at once, then `fast` events
+ * for the fast webhook at the steady rate; waits until the fast ones have all arrived (or `waitS`
+ * after the last was emitted) and reports.
+ */
+async function run({ name, cap, fast, waitS }, ctx) {
+  const { db, redis, receiver, tls, tenants } = ctx;
+  await clearRedis(redis);
+  await db.query(
+    `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', finished_at = now(), next_attempt_at = NULL WHERE state IN ('queued', 'waiting')`,
+  );
+  const healthPort = await lib.freePort();
+  const worker = lib.start(
+    'worker',
+    [path.join(__dirname, 'webhooks-worker.js')],
+    baseEnv({
+      WORKER_HEALTH_PORT: String(healthPort),
+      WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
+      WEBHOOK_CONCURRENCY: String(SETTINGS.concurrency),
+      WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: String(cap),
+      NODE_EXTRA_CA_CERTS: tls.TLS_CERT_FILE,
+    }),
+  );
+  try {
+    await waitHealthy(worker, healthPort);
+    await receiver.reset();
+    const parkedKey = `${SETTINGS.redis_prefix}:webhook-slots:{${tenants.hang.webhookId}}:parked`;
+    say(`${name}: ${SETTINGS.hanging_deliveries} deliveries queued for the hanging receiver, then ${fast} fast events at ${SETTINGS.fast_rate_per_s}/s…`);
+    const t0 = Date.now();
+    await db.query(
+      `INSERT INTO outbox_events (organisation_id, event, data)
+       SELECT $1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)) FROM generate_series(1, $2::int)`,
+      [tenants.hang.organisationId, SETTINGS.hanging_deliveries],
+    );
+    // How long the worker takes to park the hanging backlog (sampled every 250 ms while the fast events go out).
+    let parkedAllAfterMs = null;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const n = await redis.zcard(parkedKey);
+        if (parkedAllAfterMs === null && n >= SETTINGS.hanging_deliveries - cap) parkedAllAfterMs = Date.now() - t0;
+        await sleep(250);
+      }
+    })();
+    const started = performance.now();
+    for (let i = 0; i < fast; i++) {
+      const wait = started + (i * 1000) / SETTINGS.fast_rate_per_s - performance.now();
+      if (wait > 0) await sleep(wait);
+      await db.query(
+        `INSERT INTO outbox_events (organisation_id, event, data) VALUES ($1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)))`,
+        [tenants.fast.organisationId],
+      );
+    }
+    const emittedS = (performance.now() - started) / 1000;
+    const until = Date.now() + waitS * 1000;
+    let stats = await receiver.stats();
+    while (stats.fast_unique < fast && Date.now() < until) {
+      await sleep(100);
+      stats = await receiver.stats();
+    }
+    sampling = false;
+    await sampler;
+    const pairs = await receiver.latencies();
+    const firstFiveS = pairs.filter(([occ]) => occ - t0 < 5000).map(([, ms]) => ms);
+    const [slots] = (
+      await db.query(
+        `SELECT count(*) FILTER (WHERE state = 'delivered')::int AS delivered,
+                (SELECT count(*)::int FROM webhook_delivery_attempts a JOIN webhook_deliveries x ON x.id = a.delivery_id WHERE x.webhook_id = $2) AS hang_attempts
+           FROM webhook_deliveries WHERE webhook_id = $1`,
+        [tenants.fast.webhookId, tenants.hang.webhookId],
+      )
+    ).rows;
+    const result = {
+      name,
+      cap,
+      fast_events: fast,
+      fast_emitted_in_s: Number(emittedS.toFixed(1)),
+      fast_arrived: stats.fast_unique,
+      fast_delivered_in_postgres: slots.delivered,
+      fast_latency: summarise(pairs.map(([, ms]) => ms)),
+      fast_latency_first_5_s: summarise(firstFiveS),
+      hang_requests: stats.hang_requests,
+      hang_max_in_flight: stats.hang_max_in_flight,
+      hang_attempts_logged: slots.hang_attempts,
+      hang_parked_at_end: await redis.zcard(parkedKey),
+      hang_backlog_parked_after_ms: parkedAllAfterMs,
+    };
+    say(`${name}: ${JSON.stringify(result)}`);
+    return result;
+  } finally {
+    await lib.stop(worker, 30_000);
+  }
+}
+
+function markdown(r) {
+  const s = r.settings;
+  const ok = (b) => (b ? 'met' : '**not met**');
+  const row = (x) =>
+    `| ${x.name} (cap ${x.cap}) | ${x.fast_arrived} of ${x.fast_events} | ${x.fast_latency.p50_ms ?? '–'} | ${x.fast_latency.p99_ms ?? '–'} | ${x.fast_latency.max_ms ?? '–'} | ${x.fast_latency_first_5_s.p99_ms ?? '–'} | ${x.hang_max_in_flight} | ${x.hang_requests} | ${x.hang_parked_at_end} |`;
+  return [
+    `- run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}, load average before ${r.machine.load_average_1m_before}`,
+    `- one worker: NODE_ENV=${s.worker_node_env}, LOG_LEVEL=${s.worker_log_level}, WEBHOOK_CONCURRENCY=${s.concurrency}, local Postgres and Redis; two receivers in one process on 127.0.0.1:443: one holds every request ${s.hang_ms / 1000} s (the worker gives up at 10 s), one answers 204 at once; everything on the same machine`,
+    `- each run: ${s.hanging_deliveries} deliveries queued at once for the hanging receiver, then events for the fast one at ${s.fast_rate_per_s}/s; latency is event (\`occurred_at\`, Postgres) → receipt (receiver clock)`,
+    '',
+    '| run | fast deliveries arrived | p50 ms | p99 ms | max ms | p99 ms, events of the first 5 s | hanging: most in flight | hanging: requests | hanging: parked at the end |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.runs.map(row),
+    '',
+    `Fast receiver's p99 with the cap: **${r.runs[0].fast_latency.p99_ms} ms** (target < ${TARGET.max_fast_p99_ms}: ${ok(r.target_met.fast_p99)}); ` +
+      `the hanging receiver never held more than **${r.runs[0].hang_max_in_flight}** requests (cap ${r.runs[0].cap}); the worker parked its backlog in ${r.runs[0].hang_backlog_parked_after_ms ?? '?'} ms.`,
+    r.runs[1]
+      ? `Control without a reachable cap: ${r.runs[1].fast_arrived} of ${r.runs[1].fast_events} fast deliveries arrived within ${s.control_wait_s} s of the last event (the hanging receiver held up to ${r.runs[1].hang_max_in_flight} of the worker's ${s.concurrency} slots).`
+      : '',
+  ].join('\n');
+}
+
+async function main() {
+  say(`compiling the sources into ${path.relative(root, distDir)}…`);
+  lib.compileInto(distDir);
+  const load = os.loadavg()[0];
+  if (load > 0.5) say(`warning: load average is ${load.toFixed(2)}; numbers will be lower than on an idle machine`);
+  const tls = await lib.ensureCert(work);
+  await lib.recreateDatabase(server, DB_NAME);
+  const admin = (args) => lib.admin(args, { dist: distDir, env: baseEnv() });
+  const db = new Client({ connectionString: SETTINGS.database_url });
+  const redis = new Redis(SETTINGS.redis_url);
+  const tenants = {};
+  for (const kind of ['hang', 'fast']) {
+    const { organisationId, connectionId } = lib.makeTenant(admin, { org: `fairness bench ${kind}`, key: false });
+    tenants[kind] = { organisationId, connectionId };
+  }
+  await db.connect();
+  for (const kind of ['hang', 'fast']) {
+    const { rows } = await db.query(
+      `INSERT INTO webhooks (organisation_id, connection_id, url, events, secret) VALUES ($1, $2, $3, '{conversation.ended}', $4) RETURNING id`,
+      [tenants[kind].organisationId, tenants[kind].connectionId, `https://127.0.0.1/bench-${kind}`, `whsec_bench_${kind}`],
+    );
+    tenants[kind].webhookId = String(rows[0].id);
+  }
+  const receiver = await startReceiver(tls);
+  const ctx = { db, redis, receiver, tls, tenants };
+  try {
+    const runs = [await run({ name: 'with the cap', cap: SETTINGS.max_in_flight_per_webhook, fast: SETTINGS.fast_deliveries, waitS: 60 }, ctx)];
+    if (SETTINGS.control) runs.push(await run({ name: 'control', cap: 1000, fast: SETTINGS.control_fast_deliveries, waitS: SETTINGS.control_wait_s }, ctx));
+    const report = {
+      date: new Date().toISOString(),
+      commit: lib.gitCommit(),
+      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? '?', node: process.version, load_average_1m_before: Number(load.toFixed(2)) },
+      settings: SETTINGS,
+      runs,
+      targets: TARGET,
+      target_met: { fast_p99: runs[0].fast_arrived === runs[0].fast_events && runs[0].fast_latency.p99_ms < TARGET.max_fast_p99_ms },
+    };
+    lib.writeResults('fairness', report, `${markdown(report)}\n`);
+    process.stdout.write(`\n${markdown(report)}\n\n`);
+    say('written to bench/results/fairness.{json,md}');
+  } finally {
+    receiver.proc.kill('SIGTERM');
+    await clearRedis(redis);
+    redis.disconnect();
+    await db.end();
+  }
+}
+
+lib.runMain(main, { tag: 'bench', giveUpMinutes: 15 });

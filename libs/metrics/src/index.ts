@@ -1,0 +1,4 @@
+export * from './catalogue';
+export * from './metrics';
+export * from './metrics.module';
+export * from './metrics-endpoint';

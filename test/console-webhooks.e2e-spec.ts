@@ -1,0 +1,399 @@
+import { INestApplicationContext } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { CasesService, ConnectionsService, ConversationIngestService, OrganisationsService, verifySignature, WebhooksService, WebhookTls } from '@app/domain';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { DataSource } from 'typeorm';
+import { makeTenant, startApi, Tenant, TestApi } from './support/api';
+import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, signIn, submit, visitCheck } from './support/browser';
+import { until } from './support/until';
+import { WebhookReceiver } from './support/webhook-receiver';
+import { retireDeliveries } from './support/webhook-stand';
+import { startWebhookWorker } from './support/webhook-worker';
+
+jest.setTimeout(90_000);
+
+const rand = () => Math.random().toString(36).slice(2, 10);
+
+/**
+ * A connection's Webhooks and Deliveries pages in a real Chromium, against the real api, the real
+ * delivery worker and a real HTTPS receiver on 127.0.0.1:443: adding a webhook (the secret once),
+ * the API's address rules next to the field, events offered by scope, the test call, a delivery
+ * and its attempts, resending one and resending many after an outage, removal, and read-only pages
+ * while integrations are off.
+ */
+describe('Integrations section: webhooks and deliveries (browser)', () => {
+  let api: TestApi;
+  let worker: INestApplicationContext;
+  let receiver: WebhookReceiver;
+  let db: DataSource;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let t: Tenant;
+  let manager: ConsolePerson;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    const port = await freePort();
+    base = `https://127.0.0.1:${port}`;
+    // The retry timetable shrunk (tests only) so that eight failed attempts take about two seconds.
+    const env = {
+      PORT: String(port),
+      PUBLIC_BASE_URL: base,
+      WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
+      WORKER_HEALTH_PORT: '0',
+      WEBHOOK_RETRY_SCALE: '0.00001',
+    };
+    api = await startApi(env, [], port);
+    api.app.get(WebhookTls).ca = receiver.cert;
+    worker = await startWebhookWorker(AppConfig.fromEnv(env), receiver.cert);
+    db = api.app.get(DataSource);
+    t = await makeTenant(api.app, ['conversations:read', 'webhooks:manage'], 'Webhooks org');
+    manager = await makeConsolePerson(api.app, t.organisationId, ['integrations.manage'], 'Ada Lovelace');
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.close();
+    await retireDeliveries(db);
+    await api?.close();
+    await receiver?.close();
+  }, 60_000);
+  beforeEach(async () => {
+    context = await newContext(browser);
+    page = await context.newPage();
+    await signIn(page, api.app, base, manager.personId);
+  });
+  afterEach(() => context?.close());
+
+  const main = async () => (await page.textContent('main')) ?? '';
+  const webhooksPage = (tenant: Tenant = t) => `${base}/console/connections/${tenant.connectionId}/webhooks`;
+  const hookUrl = (label: string) => `https://127.0.0.1/console-${label}-${rand()}`;
+  const hookIdOf = async (url: string): Promise<string> => String((await db.query(`SELECT id FROM webhooks WHERE url = $1`, [url]))[0].id);
+  /** Adds a webhook over REST with the tenant's key (the console's own form is tested below). */
+  const restHook = async (tenant: Tenant, url: string): Promise<string> => {
+    const res = await api
+      .http()
+      .post('/v1/webhooks')
+      .set(tenant.auth)
+      .send({ url, events: ['conversation.ended'] });
+    expect(res.status).toBe(201);
+    return String(res.body.data.id);
+  };
+  /** An event: a conversation with a turn ends (conversation.ended). */
+  const endConversation = async (tenant: Tenant) => {
+    const c = (await api.app.get(CasesService).open(tenant.organisationId, { externalRef: `REF-${rand()}` })).case;
+    const ingest = api.app.get(ConversationIngestService);
+    const conv = await ingest.start(c.id, 'en', 'es');
+    await ingest.appendTurn(conv.id, { speaker: 'patient', language: 'en', text: 'hello', translation: 'hola' });
+    await ingest.end(conv.id);
+  };
+  const stateOf = async (webhookId: string, state: string, count: number) =>
+    until(async () => {
+      const rows: Array<{ id: string }> = await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND state = $2 ORDER BY created_at`, [
+        webhookId,
+        state,
+      ]);
+      return rows.length >= count ? rows.map((r) => r.id) : undefined;
+    }, `${count} ${state} deliveries of webhook ${webhookId}`);
+
+  it('adds a webhook with events offered by scope, shows its secret once, and sends a test whose outcome the page shows', async () => {
+    await page.goto(`${base}/console/connections/${t.connectionId}`);
+    await page.getByRole('link', { name: 'Webhooks of Test connection' }).click();
+    expect(page.url()).toBe(webhooksPage());
+    expect(await page.textContent('h1')).toBe('Webhooks of Test connection');
+    expect(await main()).toContain('This connection has no webhooks yet.');
+
+    // Events the connection's scopes allow are offered; the others are shown disabled, naming the scope they need.
+    expect(await page.getByRole('checkbox', { name: 'conversation.ended' }).isDisabled()).toBe(false);
+    for (const [event, scope] of [
+      ['user.joined', 'users:read'],
+      ['summary.ready', 'summaries:read'],
+      ['document.translated', 'documents:read'],
+    ]) {
+      const box = page.getByRole('checkbox', { name: event });
+      expect(await box.isDisabled()).toBe(true);
+      expect(await page.textContent(`#event-${event.replace('.', '-')}-hint`)).toContain(`Needs the scope ${scope}, which this connection does not hold.`);
+    }
+    await visitCheck(page, 'webhooks-empty');
+
+    const url = hookUrl('added');
+    const path = new URL(url).pathname;
+    await page.getByLabel('Address').fill(url);
+    await page.getByRole('checkbox', { name: 'conversation.ended' }).check();
+    await submit(page, 'Add the webhook');
+    expect(page.url()).toMatch(/\/console\/reveal\/[0-9a-f-]{36}$/);
+    expect(await page.textContent('h1')).toBe('Your new webhook’s signing secret');
+    const secret = ((await page.textContent('#new-secret')) ?? '').trim();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const id = await hookIdOf(url);
+    expect((await db.query(`SELECT secret FROM webhooks WHERE id = $1`, [id]))[0].secret).toBe(secret);
+    await visitCheck(page, 'webhook-secret');
+    await page.reload();
+    expect(await page.textContent('h1')).toBe('This secret is no longer shown');
+    expect(await main()).not.toContain(secret);
+
+    await page.goto(webhooksPage());
+    const row = page.locator('table tbody tr', { hasText: url });
+    expect(await row.textContent()).toContain('conversation.ended');
+    expect(await row.textContent()).toContain('active');
+    expect(await main()).not.toContain(secret);
+    await visitCheck(page, 'webhooks');
+
+    // The test call: signed with the secret just shown, its outcome read back from the log onto the page.
+    await submit(page, `Send a test to ${url}`);
+    expect(page.url()).toMatch(/\/webhooks\?tested=[0-9a-f]{32}#test-result$/);
+    const result = (await page.textContent('#test-result')) ?? '';
+    expect(result).toContain(`Test of ${url}`);
+    expect(result).toContain('Delivered. The receiver answered 200 in');
+    expect(result).toMatch(/Duration\s*\d+ ms/);
+    expect(result).toMatch(/Error\s*none/);
+    const [got] = await receiver.waitFor(path);
+    expect(JSON.parse(got.raw).event).toBe('webhook.test');
+    expect(verifySignature(got.headers['service-signature'] as string, got.raw, secret)).toBe(true);
+    await visitCheck(page, 'webhook-test');
+
+    // Sooner than 5 seconds after: not sent, and the page says why and how long to wait.
+    await submit(page, `Send a test to ${url}`);
+    const refused = (await page.textContent('#test-result')) ?? '';
+    expect(refused).toContain('Not sent.');
+    expect(refused).toMatch(/once every 5 seconds.*Wait [1-5] seconds?, then send the test again\./s);
+    expect(receiver.received(path)).toHaveLength(1);
+    await visitCheck(page, 'webhook-test-too-soon');
+
+    // A receiver that refuses: not delivered, with its status and the error.
+    const failing = hookUrl('test-fails');
+    receiver.reply(new URL(failing).pathname, { status: 503 });
+    await restHook(t, failing);
+    await page.goto(webhooksPage());
+    await submit(page, `Send a test to ${failing}`);
+    const failed = (await page.textContent('#test-result')) ?? '';
+    expect(failed).toContain('Not delivered. The receiver answered 503 in');
+    expect(failed).toMatch(/Error\s*\S+/);
+    expect(failed).not.toMatch(/Error\s*none/);
+    await visitCheck(page, 'webhook-test-failed');
+  });
+
+  it('refuses an address with the API’s own words next to the field, keeping what was typed', async () => {
+    await page.goto(webhooksPage());
+    const bad = ['http://hooks.example.com/x', 'https://127.0.0.1:8443/x', 'https://10.1.2.3/x', 'https://user:pw@hooks.example.com/x', ''];
+    for (const url of bad) {
+      const api422 = await api
+        .http()
+        .post('/v1/webhooks')
+        .set(t.auth)
+        .send({ url, events: ['conversation.ended'] });
+      expect(api422.status).toBe(422);
+      const apiMessage = String(api422.body.error.message);
+      expect(apiMessage).toMatch(/^url: /);
+      await page.getByLabel('Address').fill(url);
+      await page.getByRole('checkbox', { name: 'conversation.ended' }).check();
+      await submit(page, 'Add the webhook');
+      expect(await page.textContent('#url-error')).toContain(`The address ${apiMessage.slice('url: '.length)}`);
+      expect(await page.inputValue('#url')).toBe(url);
+      expect(await page.getAttribute('#url', 'aria-invalid')).toBe('true');
+      expect(await page.getByRole('checkbox', { name: 'conversation.ended' }).isChecked()).toBe(true);
+    }
+    await visitCheck(page, 'webhooks-address-error');
+
+    // No event chosen, and an event the connection lacks the scope for (a forged form): the domain's words.
+    await page.getByLabel('Address').fill('https://hooks.example.com/fine');
+    await page.getByRole('checkbox', { name: 'conversation.ended' }).uncheck();
+    await submit(page, 'Add the webhook');
+    expect(await page.textContent('#events-error')).toContain('Events must list at least one event.');
+    expect(await page.inputValue('#url')).toBe('https://hooks.example.com/fine');
+    await page.locator('#event-user-joined').evaluate((el) => {
+      (el as unknown as { disabled: boolean; checked: boolean }).disabled = false;
+      (el as unknown as { disabled: boolean; checked: boolean }).checked = true;
+    });
+    await submit(page, 'Add the webhook');
+    expect(await page.textContent('#events-error')).toContain('Events "user.joined" needs the scope users:read, which the connection does not hold.');
+    expect((await db.query(`SELECT count(*)::int AS n FROM webhooks WHERE url = 'https://hooks.example.com/fine'`))[0].n).toBe(0);
+    await visitCheck(page, 'webhooks-events-error');
+  });
+
+  it('shows a delivery and its attempts, resends it as a new series, and resends every failed one since a time', async () => {
+    const url = hookUrl('deliveries');
+    const path = new URL(url).pathname;
+    const id = await restHook(t, url);
+    receiver.reply(path, { status: 500 });
+    await endConversation(t);
+    const [first] = await stateOf(id, 'failed', 1);
+
+    const deliveries = `${webhooksPage()}/${id}/deliveries`;
+    await page.goto(webhooksPage());
+    await page.getByRole('link', { name: `Deliveries to ${url}` }).click();
+    expect(page.url()).toBe(deliveries);
+    expect(await page.textContent('h1')).toBe(`Deliveries to ${url}`);
+    const row = page.locator('table tbody tr').first();
+    expect(await row.textContent()).toContain('conversation.ended');
+    expect(await row.textContent()).toContain('failed');
+    expect(await row.textContent()).toContain('500');
+    await visitCheck(page, 'deliveries');
+
+    await row.getByRole('link').click();
+    expect(page.url()).toBe(`${deliveries}/${first}`);
+    expect(await main()).toContain(first);
+    const series1 = page.locator('table', { has: page.locator('caption', { hasText: 'Series 1' }) });
+    expect(await series1.locator('tbody tr').count()).toBe(8);
+    expect(((await series1.locator('tbody tr').first().textContent()) ?? '').trim()).toMatch(/^1\s.*failed\s*500\s*\d+ ms\s*answered 500$/s);
+    await visitCheck(page, 'delivery');
+
+    // The receiver is back: resend (confirmed) starts series 2 under the same delivery id.
+    receiver.reply(path, { status: 200 });
+    await page.getByRole('link', { name: 'Resend this delivery…' }).click();
+    expect(await page.textContent('h1')).toBe('Resend this delivery?');
+    expect(await main()).toContain('series 2 starts now');
+    await visitCheck(page, 'delivery-resend-confirm');
+    await submit(page, 'Resend the delivery');
+    expect(page.url()).toBe(`${deliveries}/${first}?done=resent`);
+    expect(await main()).toContain('a new series of attempts has started under the same delivery id');
+    await stateOf(id, 'delivered', 1);
+    await page.reload();
+    const series2 = page.locator('table', { has: page.locator('caption', { hasText: 'Series 2 (the current one)' }) });
+    expect(await series2.locator('tbody tr').count()).toBe(1);
+    expect(await series2.textContent()).toMatch(/delivered\s*200/);
+    const redelivered = receiver.received(path).map((r) => JSON.parse(r.raw).id as string);
+    expect(redelivered).toHaveLength(9);
+    expect(new Set(redelivered)).toEqual(new Set([first]));
+    await visitCheck(page, 'delivery-resent');
+
+    // An outage: three more deliveries fail for good.
+    receiver.reply(path, { status: 502 });
+    await Promise.all([endConversation(t), endConversation(t), endConversation(t)]);
+    const failedIds = await stateOf(id, 'failed', 3);
+    receiver.reply(path, { status: 200 });
+
+    // Filtered by state (keyset pages, newest first), and by event.
+    await page.goto(deliveries);
+    await page.getByLabel('State').selectOption('failed');
+    await submit(page, 'Show');
+    expect(page.url()).toBe(`${deliveries}?state=failed&event=`);
+    expect(await page.locator('table tbody tr').count()).toBe(3);
+    await visitCheck(page, 'deliveries-filtered');
+    await page.getByLabel('Event').selectOption('webhook.test');
+    await submit(page, 'Show');
+    expect(await main()).toContain('No delivery matches these filters.');
+
+    // The morning after: a bad time is refused next to its field, then the confirmation says how many.
+    await page.goto(deliveries);
+    await page.getByLabel('Resend failed or given-up deliveries made since (UTC)').fill('');
+    await submit(page, 'Review the resend…');
+    expect(await page.textContent('#since-error')).toContain('Enter the time to resend from, in UTC.');
+    await visitCheck(page, 'deliveries-bulk-error');
+    const since = new Date(Date.now() - 3600_000).toISOString().slice(0, 16);
+    await page.getByLabel('Resend failed or given-up deliveries made since (UTC)').fill(since);
+    await submit(page, 'Review the resend…');
+    expect(await page.textContent('h1')).toBe('Resend 3 failed or given-up deliveries?');
+    expect(await main()).toContain(`This resends 3 deliveries to ${url} made since`);
+    await visitCheck(page, 'deliveries-bulk-confirm');
+    await submit(page, 'Resend 3 deliveries');
+    expect(page.url()).toBe(`${deliveries}?done=bulk-resent`);
+    expect(await main()).toContain('The failed and given-up deliveries were sent again');
+    await stateOf(id, 'delivered', 4);
+    for (const d of failedIds) {
+      const [row] = await db.query(`SELECT state, series FROM webhook_deliveries WHERE id = $1`, [d]);
+      expect(row).toEqual({ state: 'delivered', series: 2 });
+    }
+    await page.reload();
+    const states = await page.locator('table tbody tr td:nth-child(4)').allTextContents();
+    expect(states.map((s) => s.trim())).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
+  });
+
+  it('pages through a long log with an Older link (no page numbers), and removes a webhook after a confirmation', async () => {
+    const url = hookUrl('long');
+    const id = await restHook(t, url);
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, webhook_id, organisation_id, connection_id, event, occurred_at, data, state, finished_at, created_at, updated_at)
+       SELECT md5($1 || g), $2, $3, $4, 'conversation.ended', now(), '{}', 'delivered', now(),
+              now() - make_interval(mins => g), now()
+         FROM generate_series(1, 30) g`,
+      [rand(), id, t.organisationId, t.connectionId],
+    );
+    const deliveries = `${webhooksPage()}/${id}/deliveries`;
+    await page.goto(deliveries);
+    expect(await page.locator('table tbody tr').count()).toBe(25);
+    expect(await page.getByRole('link', { name: 'Newest' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Older' }).click();
+    expect(page.url()).toMatch(/\/deliveries\?cursor=/);
+    expect(await page.locator('table tbody tr').count()).toBe(5);
+    expect(await page.getByRole('link', { name: 'Older' }).count()).toBe(0);
+    await visitCheck(page, 'deliveries-older');
+    await page.getByRole('link', { name: 'Newest' }).click();
+    expect(page.url()).toBe(deliveries);
+
+    await page.goto(webhooksPage());
+    await page.getByRole('link', { name: `Remove ${url}` }).click();
+    expect(await page.textContent('h1')).toBe('Remove this webhook?');
+    await visitCheck(page, 'webhook-remove-confirm');
+    await submit(page, 'Remove the webhook');
+    expect(page.url()).toBe(`${webhooksPage()}?done=removed`);
+    expect(await main()).toContain('The webhook was removed');
+    expect(await main()).not.toContain(url);
+    const [gone] = await db.query(`SELECT deleted_at, secret FROM webhooks WHERE id = $1`, [id]);
+    expect(gone.deleted_at).not.toBeNull();
+    expect(gone.secret).toBe('');
+    await page.goto(deliveries);
+    expect(await page.textContent('h1')).toBe('That could not be done');
+  });
+
+  it('keeps another organisation’s webhooks out, and shows read-only pages while integrations are off', async () => {
+    const other = await makeTenant(api.app, ['conversations:read', 'webhooks:manage'], 'Other org');
+    const theirs = await restHook(other, hookUrl('theirs'));
+    await page.goto(webhooksPage(other));
+    expect(await page.textContent('h1')).toBe('That could not be done');
+    await page.goto(`${webhooksPage(other)}/${theirs}/deliveries`);
+    expect(await page.textContent('h1')).toBe('That could not be done');
+    // Their webhook under our connection's address is not found either.
+    await page.goto(`${webhooksPage()}/${theirs}/deliveries`);
+    expect(await page.textContent('h1')).toBe('That could not be done');
+    // Nor can a forged form change it (a valid CSRF token of ours), and a form without the token changes nothing of ours.
+    await page.goto(webhooksPage());
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const post = (action: string, form: Record<string, string>) =>
+      page.evaluate(async ({ action, form }) => (await fetch(action, { method: 'POST', body: new URLSearchParams(form) })).status, { action, form });
+    expect(await post(`${webhooksPage(other)}/${theirs}/remove`, { _csrf: csrf })).toBe(404);
+    expect(await post(`${webhooksPage()}/${theirs}/remove`, { _csrf: csrf })).toBe(404);
+    expect(await post(`${webhooksPage(other)}/${theirs}/deliveries/resend-failed`, { _csrf: csrf, since: '2020-01-01T00:00' })).toBe(404);
+    expect((await db.query(`SELECT deleted_at FROM webhooks WHERE id = $1`, [theirs]))[0].deleted_at).toBeNull();
+    const ours = await restHook(t, hookUrl('csrf'));
+    expect(await post(`${webhooksPage()}/${ours}/remove`, {})).toBe(403);
+    expect((await db.query(`SELECT deleted_at FROM webhooks WHERE id = $1`, [ours]))[0].deleted_at).toBeNull();
+
+    // A revoked connection's webhooks can be read, not added to, tested or resent.
+    const partner = await api.app.get(ConnectionsService).create(t.organisationId, 'Revoked partner', ['conversations:read']);
+    const { webhook: stopped } = await api.app
+      .get(WebhooksService)
+      .create(
+        { organisationId: t.organisationId, connectionId: partner.id, scopes: partner.scopes },
+        { url: hookUrl('revoked'), events: ['conversation.ended'] },
+      );
+    await api.app.get(ConnectionsService).revoke(partner.id);
+    const revokedPage = `${base}/console/connections/${partner.id}/webhooks`;
+    await page.goto(revokedPage);
+    expect(await main()).toContain('This connection is revoked: its webhooks are stopped, and none can be added or tested.');
+    expect(await page.locator('main form').count()).toBe(0);
+    expect(await post(`${revokedPage}/${stopped.id}/test`, { _csrf: csrf })).toBe(422);
+    expect(await post(`${revokedPage}/${stopped.id}/deliveries/resend-failed`, { _csrf: csrf, since: '2020-01-01T00:00' })).toBe(422);
+
+    const off = await makeTenant(api.app, ['conversations:read', 'webhooks:manage'], 'Policy off org');
+    const offManager = await makeConsolePerson(api.app, off.organisationId, ['integrations.manage']);
+    const offHook = await restHook(off, hookUrl('read-only'));
+    await api.app.get(OrganisationsService).setPolicy(off.organisationId, false);
+    await context.clearCookies();
+    await signIn(page, api.app, base, offManager.personId);
+    await page.goto(webhooksPage(off));
+    expect(await main()).toContain('cannot be added, tested or removed while integrations are off');
+    // The only form left on the page is the header's sign-out.
+    expect(await page.locator('main form').count()).toBe(0);
+    expect(await page.getByRole('link', { name: /^Remove/ }).count()).toBe(0);
+    await visitCheck(page, 'webhooks-read-only');
+    await page.goto(`${webhooksPage(off)}/${offHook}/deliveries`);
+    expect(await page.locator('main form[method="post"]').count()).toBe(0);
+    expect(await page.locator('#since').count()).toBe(0);
+    await visitCheck(page, 'deliveries-read-only');
+    await page.goto(`${webhooksPage(off)}/${offHook}/remove`);
+    expect(page.url()).toBe(webhooksPage(off));
+  });
+});
