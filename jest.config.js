@@ -6,6 +6,12 @@ const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }] };
 const moduleNameMapper = { '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src' };
 const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };
 
+/**
+ * The core e2e specs the e2e-pgbouncer project runs a second time with DATABASE_URL through a real
+ * PgBouncer in transaction mode and DATABASE_DIRECT_URL direct (README, "A connection pooler").
+ */
+const THROUGH_PGBOUNCER = ['auth', 'cases', 'idempotency', 'scim-users', 'webhooks-delivery'];
+
 /** Unit specs sit beside the code; e2e specs in test/ run over real Postgres and Redis. */
 module.exports = {
   testTimeout: 30000,
@@ -20,6 +26,14 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/env.ts'],
+    },
+    {
+      ...common,
+      displayName: 'e2e-pgbouncer',
+      testMatch: THROUGH_PGBOUNCER.map((name) => `<rootDir>/test/${name}.e2e-spec.ts`),
+      globalSetup: '<rootDir>/test/support/pgbouncer-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/pgbouncer-global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/env.ts', '<rootDir>/test/support/env-pgbouncer.ts'],
     },
   ],
 };

@@ -7,11 +7,15 @@ import { recreateDatabase, withDatabase } from './test-db';
 // Plain JS, shared with `npm test`'s first step (it runs before the build).
 const { testServicesProblem } = require('../../scripts/test-services') as { testServicesProblem: () => Promise<string | null> };
 
+const done = globalThis as { testDatabaseReady?: boolean };
+
 /**
  * One database and one Redis key prefix per test run (so parallel runs on one machine do not
- * meet), migrated once with the real migrations.
+ * meet), migrated once with the real migrations. Once per jest process: the e2e-pgbouncer project's
+ * setup calls it too, and jest runs every selected project's setup in the same process.
  */
 export default async function globalSetup(): Promise<void> {
+  if (done.testDatabaseReady) return;
   const problem = await testServicesProblem();
   if (problem) throw new Error(problem);
   const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -30,4 +34,5 @@ export default async function globalSetup(): Promise<void> {
   await ds.initialize();
   await ds.runMigrations();
   await ds.destroy();
+  done.testDatabaseReady = true;
 }

@@ -1,7 +1,11 @@
 import Redis from 'ioredis';
 import { dropDatabase } from './test-db';
 
+/** Once per jest process, like the setup (the e2e-pgbouncer project's teardown calls it too). */
 export default async function globalTeardown(): Promise<void> {
+  const done = globalThis as { testDatabaseReady?: boolean };
+  if (done.testDatabaseReady === false) return;
+  done.testDatabaseReady = false;
   const server = process.env.TEST_DATABASE_SERVER_URL;
   const name = process.env.TEST_DATABASE_NAME;
   if (server && name && !process.env.KEEP_TEST_DATABASE) await dropDatabase(server, name);

@@ -22,7 +22,8 @@ class ProgressReporter {
     const { start, end } = result.perfStats;
     const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
     const clock = (ms) => `${Math.floor(ms / 60000)}:${String(Math.floor(ms / 1000) % 60).padStart(2, '0')}`;
-    const file = path.relative(this.rootDir, test.path);
+    const project = test.context?.config?.displayName?.name;
+    const file = path.relative(this.rootDir, test.path) + (project && project !== 'e2e' && project !== 'unit' ? ` [${project}]` : '');
     process.stderr.write(
       `[${this.done}/${this.total}] ${failed ? 'FAIL' : 'PASS'} ${file} (${secs(end - start)}; ${clock(Date.now() - this.started)} so far)\n`,
     );

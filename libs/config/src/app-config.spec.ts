@@ -20,6 +20,20 @@ describe('AppConfig', () => {
     expect(() => AppConfig.fromEnv({ WEBHOOK_RETRY_SCALE: '0.001', NODE_ENV: 'production' })).toThrow(/refused when NODE_ENV=production/);
   });
 
+  it('takes a direct database connection, DATABASE_URL by default, and names prepared statements only on it (auto)', () => {
+    const pooled = 'postgres://app@pgbouncer:6432/integrations';
+    const direct = 'postgres://app@postgres:5432/integrations';
+    const alone = AppConfig.fromEnv({ DATABASE_URL: direct, DATABASE_DIRECT_URL: '' });
+    expect([alone.databaseDirectUrl, alone.databasePreparedStatements]).toEqual([direct, true]);
+    const split = AppConfig.fromEnv({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct });
+    expect([split.databaseUrl, split.databaseDirectUrl, split.databasePreparedStatements]).toEqual([pooled, direct, false]);
+    expect(AppConfig.fromEnv({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct, DATABASE_PREPARED_STATEMENTS: 'true' }).databasePreparedStatements).toBe(
+      true,
+    );
+    expect(AppConfig.fromEnv({ DATABASE_URL: direct, DATABASE_PREPARED_STATEMENTS: 'false' }).databasePreparedStatements).toBe(false);
+    expect(() => AppConfig.fromEnv({ DATABASE_PREPARED_STATEMENTS: 'sometimes' })).toThrow(/DATABASE_PREPARED_STATEMENTS/);
+  });
+
   it('takes the tests-only schedule period, within bounds, and refuses it in production', () => {
     expect(AppConfig.fromEnv({}).scheduleEveryMs).toBeUndefined();
     expect(AppConfig.fromEnv({ SCHEDULE_EVERY_MS: '1000' }).scheduleEveryMs).toBe(1000);

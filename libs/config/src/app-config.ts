@@ -15,7 +15,12 @@ export class AppConfig {
   readonly nodeEnv: EnvSchema['NODE_ENV'];
   readonly port: number;
   readonly host: string;
+  /** The pool's connection: a transaction-mode pooler (PgBouncer) may stand here. */
   readonly databaseUrl: string;
+  /** A direct connection, for what needs a session (LISTEN, session advisory locks, migrations). */
+  readonly databaseDirectUrl: string;
+  /** Whether the pool may use named (server-side) prepared statements. */
+  readonly databasePreparedStatements: boolean;
   readonly databasePoolSize: number;
   readonly redisUrl: string;
   readonly redisPrefix: string;
@@ -65,6 +70,11 @@ export class AppConfig {
     this.port = env.PORT;
     this.host = env.HOST;
     this.databaseUrl = env.DATABASE_URL;
+    this.databaseDirectUrl = env.DATABASE_DIRECT_URL ?? env.DATABASE_URL;
+    // A statement prepared on one server connection is unknown on the next one a transaction-mode
+    // pooler hands out: off whenever DATABASE_URL is not the direct connection, unless told.
+    this.databasePreparedStatements =
+      env.DATABASE_PREPARED_STATEMENTS === 'auto' ? this.databaseDirectUrl === this.databaseUrl : env.DATABASE_PREPARED_STATEMENTS === 'true';
     this.databasePoolSize = env.DATABASE_POOL_SIZE;
     this.redisUrl = env.REDIS_URL;
     this.redisPrefix = env.REDIS_PREFIX;

@@ -25,6 +25,15 @@ export class EnvSchema {
   @IsString()
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/integrations';
 
+  /** A direct (unpooled) connection for what needs a session: LISTEN, the migration lock, migrations. Unset: DATABASE_URL. */
+  @IsOptional()
+  @IsString()
+  DATABASE_DIRECT_URL?: string;
+
+  /** Named (server-side) prepared statements on the pool: `auto` uses them only when DATABASE_URL is the direct connection. */
+  @IsIn(['auto', 'true', 'false'])
+  DATABASE_PREPARED_STATEMENTS: 'auto' | 'true' | 'false' = 'auto';
+
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -223,6 +232,7 @@ export class EnvSchema {
 /** Validates raw variables; throws one error listing every problem. */
 export function validateEnv(raw: Record<string, unknown>): EnvSchema {
   const known = Object.keys(new EnvSchema()).concat([
+    'DATABASE_DIRECT_URL',
     'TLS_CERT_FILE',
     'TLS_KEY_FILE',
     'SMTP_URL',

@@ -9,11 +9,13 @@ import { NestTypeOrmLogger } from './typeorm-logger';
 /**
  * The one data source definition, for the apps, the admin CLI and the TypeORM CLI. `entities` come
  * from the caller (the domain's list), so this library never loads the domain; migrations need none.
+ * `direct`: on DATABASE_DIRECT_URL instead of the (maybe pooled) DATABASE_URL, for migrations, which
+ * must not go through a transaction-mode pooler (see README, "A connection pooler").
  */
-export function dataSourceOptions(config: AppConfig, applicationName = 'integrations', entities: EntityList = []): DataSourceOptions {
+export function dataSourceOptions(config: AppConfig, applicationName = 'integrations', entities: EntityList = [], direct = false): DataSourceOptions {
   return {
     type: 'postgres',
-    url: config.databaseUrl,
+    url: direct ? config.databaseDirectUrl : config.databaseUrl,
     entities,
     migrations: MIGRATIONS,
     migrationsTableName: 'typeorm_migrations',

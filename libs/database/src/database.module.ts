@@ -21,18 +21,20 @@ export class DatabaseModule {
           useFactory: (config: AppConfig) => ({
             ...dataSourceOptions(config, applicationName, entities),
             migrationsRun: runMigrations && config.migrationsRunOnStart,
+            migrationUrl: config.databaseDirectUrl,
             // A process that cannot reach Postgres fails fast and says so (orchestrators restart it).
             retryAttempts: 3,
             retryDelay: 1000,
           }),
           // `migrationsRun` is done here, not by TypeORM (which takes no lock): through the CLI's
-          // locked function, so replicas starting together migrate one after the other. The data
+          // locked function, so replicas starting together migrate one after the other, and on the
+          // direct connection (DATABASE_DIRECT_URL) when the pool goes through a pooler. The data
           // source is handed out only once migrated, as TypeORM's own would be.
           dataSourceFactory: async (options) => {
-            const { migrationsRun, ...rest } = options as PostgresConnectionOptions;
+            const { migrationsRun, migrationUrl, ...rest } = options as PostgresConnectionOptions & { migrationUrl: string };
             const ds = await new DataSource({ ...rest, migrationsRun: false }).initialize();
             try {
-              if (migrationsRun) await migrateLocked(ds, rest.url!);
+              if (migrationsRun) await migrateDirect(ds, rest, migrationUrl);
               return ds;
             } catch (err) {
               await ds.destroy(); // TypeOrmModule tries again with a new one
@@ -42,5 +44,25 @@ export class DatabaseModule {
         }),
       ],
     };
+  }
+}
+
+/** Migrates on `ds` when it is the direct connection, else on a short-lived data source of its own on `url`. */
+async function migrateDirect(ds: DataSource, options: PostgresConnectionOptions, url: string): Promise<void> {
+  if (url === options.url) {
+    await migrateLocked(ds, url);
+    return;
+  }
+  const direct = await new DataSource({
+    ...options,
+    url,
+    migrationsRun: false,
+    applicationName: `${options.applicationName}-migrate`,
+    extra: { ...options.extra, max: 1 },
+  }).initialize();
+  try {
+    await migrateLocked(direct, url);
+  } finally {
+    await direct.destroy();
   }
 }

@@ -8,7 +8,9 @@ const MIGRATION_LOCK = 'integrations:migrations';
  * Holds a session advisory lock while `fn` runs, so two migrate runs (two replicas starting
  * together, a replica and the CLI) never interleave; TypeORM takes no lock of its own. The lock
  * is on a connection of its own, outside the pool the migrations use (a pool of one would wait
- * on itself); a crash ends the session and so releases it.
+ * on itself); a crash ends the session and so releases it. `url` must be a direct connection
+ * (DATABASE_DIRECT_URL): through a transaction-mode pooler the lock would stay on a server
+ * connection handed to whoever comes next, and the unlock-by-ending would never happen.
  */
 export async function withMigrationLock<T>(url: string, fn: () => Promise<T>): Promise<T> {
   const lock = new Client({ connectionString: url, application_name: 'integrations-migrate-lock' });
@@ -22,8 +24,8 @@ export async function withMigrationLock<T>(url: string, fn: () => Promise<T>): P
 }
 
 /**
- * Applies the pending migrations of `ds` (initialised), or reverts the last one, under the
- * migration lock; answers the names applied or reverted. The one way anything migrates.
+ * Applies the pending migrations of `ds` (initialised, on the direct connection), or reverts the
+ * last one, under the migration lock; answers the names applied or reverted. The one way anything migrates.
  */
 export async function migrateLocked(ds: DataSource, url: string, revert = false): Promise<string[]> {
   return withMigrationLock(url, async () => {

@@ -10,7 +10,7 @@ const pgCode = (err: unknown) => (err as { code?: string }).code;
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
- * Creates the database of DATABASE_URL when it does not exist yet, through the server's
+ * Creates the database of DATABASE_DIRECT_URL (DATABASE_URL by default) when it does not exist yet, through the server's
  * `postgres` database. Connecting to the target first means an existing database never needs
  * access to `postgres` (managed servers often refuse it).
  */
@@ -42,10 +42,11 @@ export async function ensureDatabase(url: string): Promise<string | null> {
 }
 
 async function migrate(config: AppConfig, revert: boolean): Promise<string[]> {
-  const ds = new DataSource(dataSourceOptions(config, 'admin-migrate'));
+  // Migrations and their lock need a session: the direct connection, never a transaction-mode pooler.
+  const ds = new DataSource(dataSourceOptions(config, 'admin-migrate', [], true));
   await ds.initialize();
   try {
-    return await migrateLocked(ds, config.databaseUrl, revert);
+    return await migrateLocked(ds, config.databaseDirectUrl, revert);
   } finally {
     await ds.destroy();
   }
@@ -61,7 +62,7 @@ export const MIGRATE_COMMANDS: Command[] = [
     arity: 0,
     async run({ args, config }) {
       const revert = args.has('revert');
-      const created = await ensureDatabase(config.databaseUrl);
+      const created = await ensureDatabase(config.databaseDirectUrl);
       const names = await migrate(config, revert);
       const verb = revert ? 'reverted' : 'applied';
       return {

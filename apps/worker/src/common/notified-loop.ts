@@ -4,6 +4,7 @@ import { Client, Notification } from 'pg';
 export interface NotifiedLoopOptions {
   /** Names the loop in logs and in Postgres' `application_name`. */
   name: string;
+  /** A direct connection (DATABASE_DIRECT_URL): through a transaction-mode pooler a LISTEN is never heard. */
   databaseUrl: string;
   /** Channels to LISTEN on; a notification on any of them starts a pass at once. */
   channels: readonly string[];

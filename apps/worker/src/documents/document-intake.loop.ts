@@ -24,7 +24,7 @@ export class DocumentIntakeLoop implements OnApplicationBootstrap, BeforeApplica
   ) {
     this.loop = new NotifiedLoop({
       name: 'document-intake',
-      databaseUrl: config.databaseUrl,
+      databaseUrl: config.databaseDirectUrl, // LISTEN needs a session: never through a pooler
       channels: [CHANNELS.documentsAwaitingQueue],
       pollMs: INTAKE_POLL_MS,
       pass: () => this.tick(),

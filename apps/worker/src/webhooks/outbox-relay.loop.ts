@@ -47,7 +47,7 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     this.relayed = metrics.counter(METRICS.outboxRelayed);
     this.loop = new NotifiedLoop({
       name: 'relay',
-      databaseUrl: config.databaseUrl,
+      databaseUrl: config.databaseDirectUrl, // LISTEN needs a session: never through a pooler
       channels: [CHANNELS.outboxEvents, CHANNELS.deliveries],
       pollMs: RELAY_POLL_MS,
       pass: () => this.tick(),

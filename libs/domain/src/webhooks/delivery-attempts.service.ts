@@ -156,7 +156,8 @@ interface Finished {
  * One attempt of one delivery: read, check, send, record; what to do next is the caller's (the
  * queue's). This is the hot path: outside a transaction, the reads and the records of all the
  * attempts in flight are gathered per event-loop turn into one statement each (prepared once per
- * connection), so a busy worker makes a few round trips per dozens of deliveries.
+ * connection, unless the pool goes through a pooler that cannot keep them: DATABASE_PREPARED_STATEMENTS),
+ * so a busy worker makes a few round trips per dozens of deliveries.
  *
  * There is no lock or lease around the POST: BullMQ runs one job per delivery id per queue, and
  * the rare duplicate (a job re-run after a crash, a recovered job racing its original) sends the
@@ -316,9 +317,14 @@ export class DeliveryAttemptsService {
     ]);
   }
 
-  /** In the caller's transaction when there is one (the test call under an Idempotency-Key), else a prepared statement on the pool. */
+  /**
+   * In the caller's transaction when there is one (the test call under an Idempotency-Key), else on
+   * the pool: a named prepared statement where the pool keeps its server connections, an unnamed one
+   * behind a transaction-mode pooler (the next Bind could reach a server that never saw the Parse).
+   */
   private async query<T = Record<string, unknown>>(name: string, text: string, values: unknown[]): Promise<T[]> {
     if (this.tx.inTransaction) return this.tx.manager.query(text, values);
-    return (await this.pool.query({ name, text, values })).rows as T[];
+    const statement = this.config.databasePreparedStatements ? { name, text, values } : { text, values };
+    return (await this.pool.query(statement)).rows as T[];
   }
 }
