@@ -243,7 +243,7 @@ describe('admin CLI: the platform side', () => {
       const org = demo.organisation_id as string;
       const auth = { Authorization: `Bearer ${demo.key}` };
       const seeded = await json(['demo', 'seed', '--org', org]);
-      expect(seeded).toEqual({ organisation_id: org, groups: 3, people: 8, cases: 5, conversations: 6 });
+      expect(seeded).toEqual({ organisation_id: org, groups: 4, people: 9, cases: 5, conversations: 6, console_person_id: expect.stringMatching(/^\d+$/) });
 
       const list = async (url: string) => {
         const res = await api.http().get(url).set(auth);
@@ -251,8 +251,11 @@ describe('admin CLI: the platform side', () => {
         return res.body.data as any[];
       };
       expect(await list('/v1/cases')).toHaveLength(5);
-      expect((await list('/v1/groups')).map((g) => g.name).sort()).toEqual(['Case workers', 'Interpreters', 'People managers']);
-      expect(await list('/v1/users')).toHaveLength(8);
+      expect((await list('/v1/groups')).map((g) => g.name).sort()).toEqual(['Case workers', 'Integration managers', 'Interpreters', 'People managers']);
+      const people = await list('/v1/users');
+      expect(people).toHaveLength(9);
+      // The integrations manager the console link of `npm run dev` signs in.
+      expect(people.find((p) => String(p.id) === seeded.console_person_id)?.name).toBe('Tomás Becker');
       const conversations = await list('/v1/conversations');
       expect(conversations).toHaveLength(6);
       for (const c of conversations) {
