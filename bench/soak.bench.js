@@ -125,7 +125,7 @@ async function main() {
   const api = lib.start(
     'api',
     [path.join(distDir, 'apps/api/src/main.js')],
-    env({ PORT: String(port), ...tls, PUBLIC_BASE_URL: `https://localhost:${port}`, WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.0/8' }),
+    env({ PORT: String(port), METRICS_PORT: '0', ...tls, PUBLIC_BASE_URL: `https://localhost:${port}`, WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.0/8' }),
   );
   const worker = lib.start(
     'worker',
