@@ -139,6 +139,21 @@ describe('metrics: what Prometheus scrapes from the api and the worker', () => {
     expect(text).not.toContain('no-such-thing');
   });
 
+  it("a call refused by its connection's rate limit is counted by policy", async () => {
+    const small = await startApi({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '2' });
+    try {
+      const own = await makeTenant(small.app);
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await small.http().get('/v1/me').set(own.auth)).status);
+      expect(statuses).toEqual([200, 200, 429]);
+      const { samples } = await scrape(`http://127.0.0.1:${small.app.get(MetricsServer).port}/metrics`);
+      expect(promValue(samples, 'integrations_rate_limited_total', { policy: 'rest' })).toBe(1);
+      expect(promValue(samples, 'integrations_rate_limited_total', { policy: 'scim' })).toBe(0);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('an Idempotency-Key replay is counted', async () => {
     const before = await api();
     const key = `metrics-${rand()}`;

@@ -49,8 +49,9 @@ export class BuiltProcess {
   /** Starts the process; resolves once it is spawned (see ready()). */
   static async start(kind: 'api' | 'worker', name: string, env: Record<string, string>): Promise<BuiltProcess> {
     const port = await freePort();
+    // Each api also gets a free metrics port: two on one machine cannot share METRICS_PORT's default.
     const own: Record<string, string> =
-      kind === 'api' ? { PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: '0' } : { WORKER_HEALTH_PORT: String(port), HOST: '127.0.0.1' };
+      kind === 'api' ? { PORT: String(port), METRICS_PORT: '0', HOST: '127.0.0.1' } : { WORKER_HEALTH_PORT: String(port), HOST: '127.0.0.1' };
     const child = spawn(process.execPath, [built(kind)], { cwd: ROOT, env: childEnv({ ...env, ...own }), stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(child);
     return new BuiltProcess(name, child, `${kind === 'api' ? 'https' : 'http'}://127.0.0.1:${port}`);

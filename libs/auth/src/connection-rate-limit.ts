@@ -2,10 +2,12 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, RateLimitPolicy } from '@app/config';
 import { DomainError } from '@app/core';
 import { isScimPath } from '@app/http';
+import { Metrics, METRICS } from '@app/metrics';
 import { REDIS, RedisOutage } from '@app/redis';
 import type { Response } from 'express';
 import Redis from 'ioredis';
 import { createHash } from 'node:crypto';
+import type { Counter } from 'prom-client';
 import type { AuthenticatedRequest } from './key-gate';
 import { formatRateLimit, formatRateLimitPolicy, retryAfterSeconds } from './rate-limit-headers';
 
@@ -64,11 +66,14 @@ export interface TakenToken {
 export class ConnectionRateLimit {
   private readonly outage: RedisOutage;
   private readonly policies: Record<RateLimitPolicy['name'], { policy: RateLimitPolicy; header: string; ttlMs: string }>;
+  private readonly limited: Counter<'policy'>;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly config: AppConfig,
+    metrics: Metrics,
   ) {
+    this.limited = metrics.counter(METRICS.rateLimited);
     this.outage = new RedisOutage(redis, new Logger(ConnectionRateLimit.name), 'calls are not rate limited', 'calls are rate limited again');
     const entry = (policy: RateLimitPolicy) => ({
       policy,
@@ -94,6 +99,7 @@ export class ConnectionRateLimit {
     res.setHeader('RateLimit', formatRateLimit(policy, found.tokens));
     if (found.taken) return true;
     const wait = retryAfterSeconds(policy, found.tokens);
+    this.limited.inc({ policy: policy.name });
     throw new DomainError(
       'rate_limited',
       `This connection made more calls than its rate limit allows (${policy.perSecond} a second, ${policy.burst} at once${policy.name === 'scim' ? ', for SCIM' : ''}). Try again in ${wait} s.`,

@@ -45,6 +45,9 @@ export const METRICS = {
     'Calls refused by the key check, by reason: missing, malformed, unknown, revoked (401); throttled (429); ip_not_allowed, module_off, scope_missing (403).',
     ['reason'] as const,
   ),
+  rateLimited: def('integrations_rate_limited_total', "Calls of admitted keys refused 429 by their connection's rate limit, by policy (rest, scim).", [
+    'policy',
+  ] as const),
   idempotencyRequests: def(
     'integrations_idempotency_requests_total',
     'Calls carrying an Idempotency-Key, by outcome: first (handled), replayed (the stored answer), in_use (409), reused (422).',
@@ -71,6 +74,10 @@ export const METRICS = {
     'integrations_webhook_deliveries_total',
     'Webhook deliveries that ended, by event and outcome: delivered, failed (no attempt left), given_up (a check before an attempt failed).',
     ['event', 'outcome'] as const,
+  ),
+  webhookParked: def(
+    'integrations_webhook_deliveries_parked_total',
+    'Deliveries made to wait, without a worker slot, because their webhook had WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK attempts in flight (fair delivery).',
   ),
   outboxRelayed: def('integrations_outbox_relayed_events_total', 'Outbox events relayed into deliveries by this worker.'),
   // documents (the worker)

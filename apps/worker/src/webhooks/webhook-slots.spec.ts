@@ -1,4 +1,5 @@
 import { AppConfig } from '@app/config';
+import { Metrics, METRICS } from '@app/metrics';
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { DeliveryQueues } from './delivery-queues';
@@ -12,6 +13,7 @@ describe('WebhookSlots: the per-webhook cap on attempts in flight (Lua, real Red
   const prefix = `slots-spec-${randomBytes(4).toString('hex')}`;
   let redis: Redis;
   let requeued: Array<[queue: 'f' | 'r', id: string]>;
+  let metrics: Metrics;
 
   const make = (cap: number, leaseMs?: number, client: Redis = redis): WebhookSlots => {
     const config = AppConfig.fromEnv({ REDIS_PREFIX: prefix, WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: String(cap) });
@@ -19,7 +21,7 @@ describe('WebhookSlots: the per-webhook cap on attempts in flight (Lua, real Red
       first: async (ids: string[]) => ids.forEach((id) => requeued.push(['f', id])),
       retry: async (id: string) => void requeued.push(['r', id]),
     } as unknown as DeliveryQueues;
-    const slots = new WebhookSlots(client, config, queues);
+    const slots = new WebhookSlots(client, config, queues, metrics);
     if (leaseMs) slots.leaseMs = leaseMs;
     return slots;
   };
@@ -33,7 +35,9 @@ describe('WebhookSlots: the per-webhook cap on attempts in flight (Lua, real Red
   });
   beforeEach(() => {
     requeued = [];
+    metrics = new Metrics();
   });
+  const parkedCount = async () => (await metrics.counter(METRICS.webhookParked).get()).values[0]?.value ?? 0;
   afterAll(async () => {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);
@@ -79,6 +83,8 @@ describe('WebhookSlots: the per-webhook cap on attempts in flight (Lua, real Red
     // n1's job then goes through on the slot it was given.
     expect(await s.enter(w, 'n1', 'f')).toBe(true);
     expect(await s.enter(w, 'late', 'f')).toBe(false);
+    // Counted as they are made to wait: three at admission, one refused at its attempt.
+    expect(await parkedCount()).toBe(4);
     await s.leave(w, 'a');
     expect(requeued).toEqual([['f', 'n2']]);
     // Another webhook's deliveries are not held back by this one.

@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { ANSWER_TIMEOUT_MS, AttemptGate, OverdueDelivery, RESOLVE_TIMEOUT_MS } from '@app/domain';
+import { Metrics, METRICS } from '@app/metrics';
 import { isRedisUnavailable, REDIS, RedisOutage } from '@app/redis';
 import type { DeliveryJob } from '@app/queue';
 import type { Job } from 'bullmq';
 import type Redis from 'ioredis';
+import type { Counter } from 'prom-client';
 import { DeliveryQueues } from './delivery-queues';
 
 /**
@@ -184,12 +186,15 @@ export class WebhookSlots {
   leaseMs = RESOLVE_TIMEOUT_MS + ANSWER_TIMEOUT_MS + LEASE_MARGIN_MS;
   /** Jobs whose attempt found the webhook full, by queue and delivery id: parked once BullMQ has removed the job. */
   private readonly refused = new Map<string, string>();
+  private readonly parked: Counter;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly config: AppConfig,
     private readonly queues: DeliveryQueues,
+    metrics: Metrics,
   ) {
+    this.parked = metrics.counter(METRICS.webhookParked);
     this.outage = new RedisOutage(redis, this.logger, 'attempts per webhook are not capped', 'attempts per webhook are capped again');
     const r = redis as unknown as Partial<Scripts> & Pick<Redis, 'defineCommand'>;
     for (const [name, lua] of Object.entries(SCRIPTS)) if (typeof r[name as keyof Scripts] !== 'function') r.defineCommand(name, { numberOfKeys: 3, lua });
@@ -233,6 +238,7 @@ export class WebhookSlots {
     await this.wake(pairs(out.slice(1)));
     if (Number(out[0]) === 1) return true;
     this.refused.set(`${queue}:${id}`, webhookId);
+    this.parked.inc();
     return false;
   }
 
@@ -269,6 +275,7 @@ export class WebhookSlots {
           return;
         }
         go.push(...out[0].map(String));
+        if (ids.length > out[0].length) this.parked.inc(ids.length - out[0].length);
         await this.wake(pairs(out[1]));
       }),
     );
