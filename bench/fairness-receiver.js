@@ -43,6 +43,8 @@ const server = https.createServer({ key: fs.readFileSync(process.env.TLS_KEY_FIL
   });
 });
 server.keepAliveTimeout = 10_000;
+// Port 443 taken (another run's receiver): exit 3, and the parent tries again shortly.
+server.once('error', (err) => process.exit(err.code === 'EADDRINUSE' ? 3 : 1));
 server.listen(Number(process.env.PORT || 443), '127.0.0.1', () => process.send({ ready: true }));
 process.on('message', (m) => {
   if (m.cmd === 'reset') {

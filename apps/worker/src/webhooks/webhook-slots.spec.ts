@@ -73,18 +73,22 @@ describe('WebhookSlots: the per-webhook cap on attempts in flight (Lua, real Red
     expect((await leases(s, w)).sort()).toEqual(['c', 'd']);
   });
 
-  it("the relay's admission: new deliveries take the free slots, the rest are parked in order without a job", async () => {
+  it("the relay's admission: a webhook with a free slot gets every new delivery queued; a full one gets them parked in order, without a job", async () => {
     const s = make(2);
     const w = hook();
     expect(await s.enter(w, 'a', 'f')).toBe(true);
-    const made = ['n1', 'n2', 'n3', 'n4'].map((id) => ({ id, webhookId: w }));
-    expect(await s.admit(made)).toEqual(['n1']);
-    expect(await parked(s, w)).toEqual(['n2', 'n3', 'n4']);
-    // n1's job then goes through on the slot it was given.
+    const batch = (...ids: string[]) => ids.map((id) => ({ id, webhookId: w }));
+    // One slot free: all queued; each takes its slot when its attempt starts.
+    expect(await s.admit(batch('n1', 'n2'))).toEqual(['n1', 'n2']);
+    expect(await parked(s, w)).toEqual([]);
     expect(await s.enter(w, 'n1', 'f')).toBe(true);
-    expect(await s.enter(w, 'late', 'f')).toBe(false);
-    // Counted as they are made to wait: three at admission, one refused at its attempt.
-    expect(await parkedCount()).toBe(4);
+    expect(await s.enter(w, 'n2', 'f')).toBe(false);
+    await s.park(w, 'n2', 'f');
+    // Full: the next ones are parked behind n2, never queued.
+    expect(await s.admit(batch('n3', 'n4'))).toEqual([]);
+    expect(await parked(s, w)).toEqual(['n2', 'n3', 'n4']);
+    // Counted as they are made to wait: n2 at its attempt, n3 and n4 at admission.
+    expect(await parkedCount()).toBe(3);
     await s.leave(w, 'a');
     expect(requeued).toEqual([['f', 'n2']]);
     // Another webhook's deliveries are not held back by this one.

@@ -131,23 +131,21 @@ touch()
 return { woken, lost }`;
 
 /**
- * The relay's admission of new deliveries (ARGV[4..], in order): each takes a free slot (a lease,
- * and is returned to be queued) or, the webhook being full, is parked without ever having a job.
+ * The relay's admission of new deliveries (ARGV[4..], in order). A webhook with a free slot gets them
+ * all queued (returned), each taking its slot when its attempt starts (ENTER), so a healthy webhook's
+ * deliveries are never parked however many are queued; a webhook whose slots are all taken (a slow or
+ * hanging receiver) gets them parked at once, in order, without ever having a job.
  * Returns { to queue, woken pairs }.
  */
 const ADMIT = `${PRELUDE}
 local woken = fill()
+local full = redis.call('ZCARD', leases) >= cap
 local go = {}
 for i = 4, #ARGV do
   local id = ARGV[i]
-  if redis.call('ZSCORE', leases, id) then
+  if not full or redis.call('ZSCORE', leases, id) then
     go[#go + 1] = id
-  elseif redis.call('ZSCORE', parked, id) then
-    -- parked already: it keeps its place
-  elseif redis.call('ZCARD', leases) < cap then
-    redis.call('ZADD', leases, lease_until, id)
-    go[#go + 1] = id
-  else
+  elseif not redis.call('ZSCORE', parked, id) then
     redis.call('ZADD', parked, 'NX', now + (i - 4) / 1000, id)
     redis.call('HSETNX', queues, id, 'f')
   end
@@ -258,10 +256,10 @@ export class WebhookSlots {
   }
 
   /**
-   * The relay's admission: of the deliveries it has just made, those to queue now (each holding a
-   * slot of its webhook); the others are parked at once, so a hanging receiver's backlog never
-   * reaches the queue (nor passes through a worker slot) before its turn. While Redis is unreachable
-   * every one is returned.
+   * The relay's admission: of the deliveries it has just made, those to queue now; those of a webhook
+   * whose slots are all taken are parked at once, so a hanging receiver's backlog never reaches the
+   * queue (nor passes through a worker slot) before its turn. While Redis is unreachable every one is
+   * returned.
    */
   async admit(deliveries: Array<{ id: string; webhookId: string }>): Promise<string[]> {
     const byWebhook = new Map<string, string[]>();
