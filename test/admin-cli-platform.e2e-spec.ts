@@ -284,7 +284,15 @@ describe('admin CLI: the platform side', () => {
           )
         ).rows[0];
       const before = await counts();
-      expect(await json(['demo', 'seed', '--org', org])).toEqual({ organisation_id: org, groups: 0, people: 0, cases: 0, conversations: 0 });
+      // Seeded already: nothing added, and the same integrations manager named (npm run dev reuses it).
+      expect(await json(['demo', 'seed', '--org', org])).toEqual({
+        organisation_id: org,
+        groups: 0,
+        people: 0,
+        cases: 0,
+        conversations: 0,
+        console_person_id: seeded.console_person_id,
+      });
       expect(await counts()).toEqual(before);
     });
 
