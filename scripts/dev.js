@@ -109,7 +109,7 @@ function banner({ demo, me, reused }, pg, redis, consoleLink) {
     `   worker        health: http://localhost:${WORKER_PORT}/health/ready`,
     `   OpenAPI       ${base}/v1/openapi.json`,
     `   Postgres      ${masked(pg.url)}  (${pg.how})`,
-    `   Redis         ${redis.url}  (${redis.how})`,
+    `   Redis         ${masked(redis.url)}  (${redis.how})`,
     env.TRANSLATION_ENGINE && env.TRANSLATION_ENGINE !== 'none'
       ? `   Translation   ${env.TRANSLATION_ENGINE} ${env.TRANSLATION_ENGINE_URL ?? ''}`
       : '   Translation   NONE configured: documents end `failed` with that reason (set TRANSLATION_ENGINE\n' +

@@ -2,8 +2,9 @@ import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import { AppConfig, RedisSettings } from '@app/config';
-import { redisConnectionOptions } from '@app/redis';
-import { ConnectionOptions, Queue } from 'bullmq';
+import { redisConnectionOptions, redisFromOptions } from '@app/redis';
+import type { RedisOptions } from 'ioredis';
+import { ConnectionOptions, createIORedisClient, Queue, RedisConnection } from 'bullmq';
 import { logBullErrors } from './bull-errors';
 import { QUEUES } from './queues';
 
@@ -19,6 +20,10 @@ export function bullConnection(settings: RedisSettings): ConnectionOptions {
     retryStrategy: (times: number) => Math.min(Math.max(times * 500, 1000), 2000),
   }) as ConnectionOptions;
 }
+
+// BullMQ's connections (queues, workers, their blocking duplicates) are made by libs/redis too, from
+// the options bullConnection gave (BullMQ's documented hook; one per process, so set once here).
+RedisConnection.clientFactory ??= (options) => createIORedisClient(redisFromOptions(options as RedisOptions));
 
 /**
  * BullMQ's key prefix: REDIS_PREFIX as a Redis Cluster hash tag (`{ia}:bull`), so every key of every

@@ -43,7 +43,19 @@ export function redisConnectionOptions(settings: RedisSettings, extra: RedisOpti
 
 /** A new ioredis connection to the configured Redis (see redisConnectionOptions). */
 export function createRedis(settings: RedisSettings, extra: RedisOptions = {}): Redis {
-  return new Redis(redisConnectionOptions(settings, extra));
+  return redisFromOptions(redisConnectionOptions(settings, extra));
+}
+
+/**
+ * An ioredis connection from options made by redisConnectionOptions (BullMQ's client factory hands
+ * them back with its own additions). With Sentinel, ioredis keeps a subscription to the sentinels
+ * (its failover detector) that `QUIT` leaves open and reconnecting for ever: a connection that ends
+ * drops it too, or a closed queue would keep its process from exiting.
+ */
+export function redisFromOptions(options: RedisOptions): Redis {
+  const redis = new Redis(options);
+  if (options.sentinels?.length) redis.once('end', () => redis.disconnect());
+  return redis;
 }
 
 /** Where the connection goes, for logs: never the password. */
