@@ -9,6 +9,7 @@ import { QueueModule, QueuesModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 import { DocumentsWorkerModule } from './documents/documents-worker.module';
 import { HealthServer } from './health/health-server';
+import { LegacyQueueMover } from './legacy-queues';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
 import { ScheduleKeeper } from './schedule-keeper';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
@@ -35,7 +36,7 @@ export class WorkerModule {
         // The store only (its hourly sweep): the interceptor is the api's.
         IdempotencyStoreModule,
       ],
-      providers: [MaintenanceProcessor, ScheduleKeeper, HealthServer],
+      providers: [MaintenanceProcessor, ScheduleKeeper, HealthServer, LegacyQueueMover],
     };
   }
 }
