@@ -273,6 +273,12 @@ describe('upgrading from the pre-issue-14 BullMQ prefix (ia:bull → {ia}:bull)'
   it(
     'a starting worker moves the waiting and delayed jobs (same ids, same due time) and drops the old schedules',
     async () => {
+      // The move runs in the background once the worker has started.
+      const moved = Date.now() + 30_000;
+      while ((await current.getJobState('legacy-later')) !== 'delayed') {
+        if (Date.now() > moved) throw new Error('the delayed job was not moved within 30 s');
+        await new Promise((r) => setTimeout(r, 100));
+      }
       expect(await legacy.getJobCounts('wait', 'delayed', 'prioritized', 'active')).toEqual({ wait: 0, delayed: 0, prioritized: 0, active: 0 });
       expect(await legacy.getJobSchedulersCount()).toBe(0);
       const later = await current.getJob('legacy-later');

@@ -11,7 +11,7 @@ export const LEGACY_CHECK_MS = 60_000;
 /**
  * Upgrades from before issue 14: BullMQ's prefix became a hash tag (`{ia}:bull`, see libs/queue
  * bullPrefix). Each worker moves the jobs still waiting under the old prefix (`ia:bull`) into the
- * current queues at start, and again every minute until nothing is left there (old api replicas of a
+ * current queues once started (in the background), and again every minute until nothing is left there (old api replicas of a
  * rolling upgrade may still be adding some). A deployment that never had the old prefix pays one
  * EXISTS per queue, once.
  */
@@ -19,6 +19,8 @@ export const LEGACY_CHECK_MS = 60_000;
 export class LegacyQueueMover implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(LegacyQueueMover.name);
   private readonly legacy = new Map<string, Queue>();
+  /** Queues found empty under the old prefix: not looked at again. */
+  private readonly emptied = new Set<string>();
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
@@ -28,9 +30,9 @@ export class LegacyQueueMover implements OnApplicationBootstrap, OnApplicationSh
     private readonly moduleRef: ModuleRef,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.pass();
-    if (this.legacy.size === 0) return;
+  /** Not awaited: start-up (and the signal handlers installed after it) does not wait for Redis here. */
+  onApplicationBootstrap(): void {
+    void this.pass();
     this.timer = setInterval(() => void this.pass(), LEGACY_CHECK_MS);
     this.timer.unref();
   }
@@ -38,7 +40,10 @@ export class LegacyQueueMover implements OnApplicationBootstrap, OnApplicationSh
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await this.running;
+    // A pass waiting for an absent Redis must not hold the shutdown: give it a moment, then close under it.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.running, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    clearTimeout(timer);
     await this.closeAll();
   }
 
@@ -46,8 +51,8 @@ export class LegacyQueueMover implements OnApplicationBootstrap, OnApplicationSh
   pass(): Promise<void> {
     if (this.running || this.stopped) return this.running ?? Promise.resolve();
     this.running = (async () => {
-      const names = this.timer ? [...this.legacy.keys()] : Object.values(QUEUES);
-      for (const name of names) {
+      for (const name of Object.values(QUEUES).filter((n) => !this.emptied.has(n))) {
+        if (this.stopped) return;
         const legacy = this.legacy.get(name) ?? this.open(name);
         const current = this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
         const r = await moveLegacyJobs(legacy, current);
@@ -57,11 +62,12 @@ export class LegacyQueueMover implements OnApplicationBootstrap, OnApplicationSh
           );
         }
         if (r.emptied) {
+          this.emptied.add(name);
           this.legacy.delete(name);
           await legacy.close();
         }
       }
-      if (this.legacy.size === 0) clearInterval(this.timer);
+      if (this.emptied.size === Object.values(QUEUES).length) clearInterval(this.timer);
     })()
       .catch((err: Error) => this.logger.warn(`jobs under the old queue prefix not moved (${err.message}); trying again in a minute`))
       .finally(() => (this.running = undefined));
