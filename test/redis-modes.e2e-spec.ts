@@ -3,13 +3,14 @@ import { AppConfig } from '@app/config';
 import { TransactionHost } from '@app/core';
 import { WebhookTls } from '@app/domain';
 import { Outbox } from '@app/events';
-import { bullConnection, bullPrefix, legacyBullPrefix, MAINTENANCE_JOBS, QUEUES } from '@app/queue';
+import { bullConnection, bullPrefix, legacyBullPrefix, MAINTENANCE_JOBS, QUEUES, WEBHOOK_JOBS } from '@app/queue';
 import { createRedis, PubSub } from '@app/redis';
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
+import { Cluster } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
-import { SentinelSet, TlsAclRedis } from './support/redis-modes';
+import { ClusterNodes, SentinelSet, TlsAclRedis } from './support/redis-modes';
 import { retireDeliveries } from './support/webhook-stand';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookWorker } from './support/webhook-worker';
@@ -292,6 +293,46 @@ describe('upgrading from the pre-issue-14 BullMQ prefix (ia:bull → {ia}:bull)'
         if (Date.now() > deadline) throw new Error(`legacy-now is ${await current.getJobState('legacy-now')}`);
         await new Promise((r) => setTimeout(r, 100));
       }
+    },
+    SLOW,
+  );
+});
+
+describe('Redis Cluster: the BullMQ prefix is a hash tag', () => {
+  let nodes: ClusterNodes;
+
+  beforeAll(async () => {
+    nodes = await ClusterNodes.start();
+  }, SLOW);
+  afterAll(() => nodes?.stop(), SLOW);
+
+  /** Adds one job and runs it with a BullMQ worker over a cluster connection; the error if BullMQ refuses. */
+  const roundTrip = async (prefix: string): Promise<string> => {
+    const connection = new Cluster([{ host: '127.0.0.1', port: nodes.ports[0] }], { redisOptions: { maxRetriesPerRequest: null } });
+    const queue = new Queue(QUEUES.webhookDeliveries, { connection, prefix });
+    let worker: Worker | undefined;
+    try {
+      await queue.add(WEBHOOK_JOBS.deliver, { deliveryId: 'cluster-1' }, { jobId: 'cluster-1' });
+      const done = new Promise<string>((resolve) => {
+        worker = new Worker(QUEUES.webhookDeliveries, async (job) => job.data.deliveryId, { connection, prefix });
+        worker.on('completed', (_job, result: string) => resolve(`ran ${result}`));
+      });
+      return await done;
+    } catch (err) {
+      return (err as Error).message;
+    } finally {
+      await worker?.close();
+      await queue.close();
+      await connection.quit();
+    }
+  };
+
+  it(
+    '{ia}:bull works on a three-node cluster; the old ia:bull is refused (CROSSSLOT)',
+    async () => {
+      const prefix = 'ia';
+      expect(await roundTrip(bullPrefix(prefix))).toBe('ran cluster-1');
+      expect(await roundTrip(legacyBullPrefix(prefix))).toMatch(/CROSSSLOT/);
     },
     SLOW,
   );

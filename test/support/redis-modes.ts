@@ -214,3 +214,47 @@ export class SentinelSet {
     }
   }
 }
+
+/** Three redis-server masters in cluster mode (no replicas), slots spread by `redis-cli --cluster create`. */
+export class ClusterNodes {
+  private readonly procs: ChildProcess[] = [];
+  private constructor(
+    private readonly dir: string,
+    readonly ports: number[],
+  ) {}
+
+  static async start(): Promise<ClusterNodes> {
+    const dir = mkdtempSync(join(tmpdir(), 'ia-cluster-'));
+    const nodes = new ClusterNodes(dir, [await freePort(), await freePort(), await freePort()]);
+    for (const port of nodes.ports) {
+      const conf = join(dir, `${port}.conf`);
+      writeFileSync(
+        conf,
+        [`port ${port}`, 'bind 127.0.0.1', 'cluster-enabled yes', `cluster-config-file nodes-${port}.conf`, `dir ${dir}`, 'save ""', 'appendonly no'].join(
+          '\n',
+        ) + '\n',
+      );
+      nodes.procs.push(start('redis-server', conf, dir));
+    }
+    for (const port of nodes.ports) await waitForPort(port);
+    execFileSync('redis-cli', ['--cluster', 'create', ...nodes.ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
+      stdio: 'pipe',
+    });
+    const deadline = Date.now() + 30_000;
+    for (const port of nodes.ports) {
+      for (;;) {
+        const r = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1 });
+        const info = await (r.call('CLUSTER', 'INFO') as Promise<string>).finally(() => r.disconnect());
+        if (info.includes('cluster_state:ok')) break;
+        if (Date.now() > deadline) throw new Error(`cluster not ok on ${port} after 30 s`);
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    }
+    return nodes;
+  }
+
+  async stop(): Promise<void> {
+    for (const p of this.procs) await stop(p);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
