@@ -100,7 +100,6 @@ async function main() {
   // Jobs of an earlier run (kept an hour after completion) go with the database they belonged to.
   const { Queue } = require('bullmq');
   const { bullConnection, bullPrefix, QUEUES } = req('libs/queue/src');
-  const { AppConfig } = req('libs/config/src');
   const redisSettings = AppConfig.fromEnv({ REDIS_URL: SETTINGS.redis_url }).redis;
   const old = new Queue(QUEUES.translations, { connection: bullConnection(redisSettings), prefix: bullPrefix(SETTINGS.redis_prefix) });
   await old.obliterate({ force: true });
