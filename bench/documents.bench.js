@@ -99,8 +99,9 @@ async function main() {
     });
   // Jobs of an earlier run (kept an hour after completion) go with the database they belonged to.
   const { Queue } = require('bullmq');
-  const { bullConnection, QUEUES } = req('libs/queue/src');
-  const old = new Queue(QUEUES.translations, { connection: bullConnection(SETTINGS.redis_url), prefix: `${SETTINGS.redis_prefix}:bull` });
+  const { bullConnection, bullPrefix, QUEUES } = req('libs/queue/src');
+  const redisSettings = AppConfig.fromEnv({ REDIS_URL: SETTINGS.redis_url }).redis;
+  const old = new Queue(QUEUES.translations, { connection: bullConnection(redisSettings), prefix: bullPrefix(SETTINGS.redis_prefix) });
   await old.obliterate({ force: true });
   await old.close();
   const migrate = new DataSource(dataSourceOptions(env({}), 'bench-migrate'));

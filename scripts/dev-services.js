@@ -115,6 +115,11 @@ function devServices(settings, { say, startChild }) {
   }
 
   async function ensureRedis() {
+    // Sentinel, or a CA of its own: only the processes' connection factory (libs/redis, built later)
+    // knows how to reach it, and they say so at start if it does not answer.
+    if (env.REDIS_SENTINELS || env.REDIS_TLS_CA_FILE) {
+      return { url: env.REDIS_URL || DEFAULT_REDIS_URL, how: 'as configured (Sentinel or REDIS_TLS_CA_FILE: not checked before start)' };
+    }
     if (env.REDIS_URL) {
       if (await redisAnswers(env.REDIS_URL)) return { url: env.REDIS_URL, how: 'existing server' };
       throw unanswered('REDIS_URL', env.REDIS_URL, settings, 'a project-local redis-server (when one is installed)');

@@ -112,7 +112,7 @@ function banner({ demo, me, reused }, pg, redis, consoleLink) {
       ? `   metrics       api: ${METRICS_PORT ? `http://localhost:${METRICS_PORT}/metrics` : 'a free port (METRICS_PORT=0: see the api log)'}   worker: http://localhost:${WORKER_PORT}/metrics`
       : '   metrics       off (METRICS_ENABLED=false)',
     `   Postgres      ${masked(pg.url)}  (${pg.how})`,
-    `   Redis         ${redis.url}  (${redis.how})`,
+    `   Redis         ${masked(redis.url)}  (${redis.how})`,
     env.TRANSLATION_ENGINE && env.TRANSLATION_ENGINE !== 'none'
       ? `   Translation   ${env.TRANSLATION_ENGINE} ${env.TRANSLATION_ENGINE_URL ?? ''}`
       : '   Translation   NONE configured: documents end `failed` with that reason (set TRANSLATION_ENGINE\n' +

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppConfig } from '@app/config';
-import { bullConnection, MAINTENANCE_JOBS, QUEUES, TRANSLATION_JOBS } from '@app/queue';
+import { bullConnection, bullPrefix, MAINTENANCE_JOBS, QUEUES, TRANSLATION_JOBS } from '@app/queue';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Logger } from 'nestjs-pino';
@@ -45,7 +45,7 @@ describe('schedules survive a Redis that lost its data (issue 11 item 7)', () =>
     redis = await PrivateRedis.start();
     config = AppConfig.fromEnv({ REDIS_URL: redis.url, WORKER_HEALTH_PORT: '0' });
     for (const name of Object.keys(EXPECTED)) {
-      queues[name] = new Queue(name, { connection: bullConnection(redis.url), prefix: `${config.redisPrefix}:bull` });
+      queues[name] = new Queue(name, { connection: bullConnection(config.redis), prefix: bullPrefix(config.redisPrefix) });
     }
     await startWorker();
   }, SLOW);

@@ -1,6 +1,6 @@
 import { SCOPES } from '@app/core';
 import { MIGRATIONS } from '@app/database';
-import { QUEUES, SCHEDULES } from '@app/queue';
+import { bullPrefix, QUEUES, SCHEDULES } from '@app/queue';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -311,7 +311,7 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
   );
 
   it('scheduled jobs run once per period, not once per worker (a worker restart included)', async () => {
-    const opts = { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: `${prefix}:bull` };
+    const opts = { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: bullPrefix(prefix) };
     const queues = new Map(Object.values(QUEUES).map((name) => [name, new Queue(name, opts)]));
     try {
       // Let a few more periods pass with both workers (one of them restarted) running.

@@ -3,7 +3,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppConfig } from '@app/config';
 import { ConnectionsService, OrganisationsService } from '@app/domain';
-import { bullConnection, MAINTENANCE_JOBS, QUEUES } from '@app/queue';
+import { bullConnection, bullPrefix, MAINTENANCE_JOBS, QUEUES } from '@app/queue';
 import { REDIS } from '@app/redis';
 import { Queue, QueueEvents } from 'bullmq';
 import type Redis from 'ioredis';
@@ -56,7 +56,7 @@ describe('worker', () => {
     app.useLogger(app.get(Logger));
     await app.init();
     base = `http://127.0.0.1:${app.get(HealthServer).port}`;
-    const opts = { connection: bullConnection(config.redisUrl), prefix: `${config.redisPrefix}:bull` };
+    const opts = { connection: bullConnection(config.redis), prefix: bullPrefix(config.redisPrefix) };
     queue = new Queue(QUEUES.maintenance, opts);
     events = new QueueEvents(QUEUES.maintenance, opts);
     await events.waitUntilReady();

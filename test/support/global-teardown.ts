@@ -11,12 +11,15 @@ export default async function globalTeardown(): Promise<void> {
   if (server && name && !process.env.KEEP_TEST_DATABASE) await dropDatabase(server, name);
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${process.env.REDIS_PREFIX}:*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    // The run's keys, and BullMQ's under the hash-tagged prefix ({prefix}:bull).
+    for (const pattern of [`${process.env.REDIS_PREFIX}:*`, `{${process.env.REDIS_PREFIX}}:*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
   } finally {
     redis.disconnect();
   }

@@ -11,6 +11,7 @@ import { RedisModule } from '@app/redis';
 import { DocumentsWorkerModule } from './documents/documents-worker.module';
 import { HealthServer } from './health/health-server';
 import { WorkerGauges } from './metrics/worker-gauges';
+import { LegacyQueueMover } from './legacy-queues';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
 import { ScheduleKeeper } from './schedule-keeper';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
@@ -38,7 +39,7 @@ export class WorkerModule {
         // The store only (its hourly sweep): the interceptor is the api's.
         IdempotencyStoreModule,
       ],
-      providers: [MaintenanceProcessor, ScheduleKeeper, HealthServer, WorkerGauges],
+      providers: [MaintenanceProcessor, ScheduleKeeper, HealthServer, WorkerGauges, LegacyQueueMover],
     };
   }
 }

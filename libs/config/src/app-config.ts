@@ -10,6 +10,65 @@ export interface RateLimitPolicy {
   burst: number;
 }
 
+/** Where Redis is and how to reach it (libs/redis's factory makes every connection from this). */
+export interface RedisSettings {
+  /** REDIS_URL as given: scheme (redis: or rediss:), username and password (ACL), database; its host is unused with Sentinel. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly username?: string;
+  readonly password?: string;
+  readonly db: number;
+  /** rediss:// — TLS to Redis (and to the sentinels). */
+  readonly tls: boolean;
+  /** PEM file of the CA(s) trusted for TLS instead of the system's. */
+  readonly tlsCaFile?: string;
+  /** Sentinel mode when not empty: the master is asked of these. */
+  readonly sentinels: Array<{ host: string; port: number }>;
+  readonly sentinelMaster: string;
+  readonly sentinelUsername?: string;
+  readonly sentinelPassword?: string;
+}
+
+function parseRedisUrl(raw: string): Pick<RedisSettings, 'host' | 'port' | 'username' | 'password' | 'db' | 'tls'> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('Invalid configuration:\n  REDIS_URL: is not a URL (redis://[user:password@]host[:port][/db] or rediss://…)');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new Error(`Invalid configuration:\n  REDIS_URL: scheme must be redis:// or rediss:// (TLS), not ${url.protocol}//`);
+  }
+  const dbText = url.pathname.replace(/^\//, '');
+  if (dbText !== '' && !/^\d{1,2}$/.test(dbText)) throw new Error('Invalid configuration:\n  REDIS_URL: the path must be a database number (/0 … /15)');
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1',
+    port: url.port ? Number(url.port) : 6379,
+    username: url.username ? decodeURIComponent(url.username) : undefined,
+    password: url.password ? decodeURIComponent(url.password) : undefined,
+    db: dbText ? Number(dbText) : 0,
+    tls: url.protocol === 'rediss:',
+  };
+}
+
+function parseSentinels(raw: string): Array<{ host: string; port: number }> {
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return entries.map((entry) => {
+    const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(entry);
+    const port = m ? Number(m[3]) : 0;
+    if (!m || port < 1 || port > 65535) {
+      throw new Error(
+        `Invalid configuration:\n  REDIS_SENTINELS: "${entry}" is not host:port (a comma-separated list, e.g. sentinel-1:26379,sentinel-2:26379)`,
+      );
+    }
+    return { host: m[1] ?? m[2], port };
+  });
+}
+
 /** Typed, validated settings shared by the api, the worker and the admin CLI. */
 export class AppConfig {
   readonly nodeEnv: EnvSchema['NODE_ENV'];
@@ -24,6 +83,7 @@ export class AppConfig {
   readonly databasePoolSize: number;
   readonly redisUrl: string;
   readonly redisPrefix: string;
+  readonly redis: RedisSettings;
   readonly dataDir: string;
   readonly tlsCertFile?: string;
   readonly tlsKeyFile?: string;
@@ -78,6 +138,26 @@ export class AppConfig {
     this.databasePoolSize = env.DATABASE_POOL_SIZE;
     this.redisUrl = env.REDIS_URL;
     this.redisPrefix = env.REDIS_PREFIX;
+    if (/[{}]/.test(env.REDIS_PREFIX)) {
+      throw new Error('Invalid configuration:\n  REDIS_PREFIX: must not contain { or } (the BullMQ prefix wraps it in a hash tag itself)');
+    }
+    const sentinels = parseSentinels(env.REDIS_SENTINELS);
+    const parsedUrl = parseRedisUrl(env.REDIS_URL);
+    if (env.REDIS_TLS_CA_FILE && !parsedUrl.tls) {
+      throw new Error('Invalid configuration:\n  REDIS_TLS_CA_FILE: is set but REDIS_URL is not rediss:// (TLS)');
+    }
+    if ((env.REDIS_SENTINEL_PASSWORD || env.REDIS_SENTINEL_USERNAME) && sentinels.length === 0) {
+      throw new Error('Invalid configuration:\n  REDIS_SENTINEL_USERNAME / REDIS_SENTINEL_PASSWORD: are set but REDIS_SENTINELS is empty');
+    }
+    this.redis = {
+      url: env.REDIS_URL,
+      ...parsedUrl,
+      tlsCaFile: env.REDIS_TLS_CA_FILE,
+      sentinels,
+      sentinelMaster: env.REDIS_SENTINEL_MASTER,
+      sentinelUsername: env.REDIS_SENTINEL_USERNAME,
+      sentinelPassword: env.REDIS_SENTINEL_PASSWORD,
+    };
     this.dataDir = env.DATA_DIR;
     this.tlsCertFile = env.TLS_CERT_FILE;
     this.tlsKeyFile = env.TLS_KEY_FILE;

@@ -46,6 +46,25 @@ export class EnvSchema {
   @IsString()
   REDIS_PREFIX = 'ia';
 
+  // Redis as operators run it (README "Redis: TLS, ACL, Sentinel, Cluster"); checked further by AppConfig.
+  @IsOptional()
+  @IsString()
+  REDIS_TLS_CA_FILE?: string;
+
+  @IsString()
+  REDIS_SENTINELS = '';
+
+  @IsString()
+  REDIS_SENTINEL_MASTER = 'mymaster';
+
+  @IsOptional()
+  @IsString()
+  REDIS_SENTINEL_USERNAME?: string;
+
+  @IsOptional()
+  @IsString()
+  REDIS_SENTINEL_PASSWORD?: string;
+
   @IsString()
   DATA_DIR = '.data';
 
@@ -241,6 +260,9 @@ export function validateEnv(raw: Record<string, unknown>): EnvSchema {
     'SCHEDULE_EVERY_MS',
     'TRANSLATION_ENGINE_URL',
     'TRANSLATION_ENGINE_KEY',
+    'REDIS_TLS_CA_FILE',
+    'REDIS_SENTINEL_USERNAME',
+    'REDIS_SENTINEL_PASSWORD',
   ]);
   const picked = Object.fromEntries(Object.entries(raw).filter(([k, v]) => known.includes(k) && v !== ''));
   const env = plainToInstance(EnvSchema, picked, { exposeDefaultValues: true });

@@ -1,18 +1,37 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
-import { AppConfig } from '@app/config';
-import { ConnectionOptions, Queue } from 'bullmq';
+import { AppConfig, RedisSettings } from '@app/config';
+import { redisConnectionOptions, redisFromOptions } from '@app/redis';
+import type { RedisOptions } from 'ioredis';
+import { ConnectionOptions, createIORedisClient, Queue, RedisConnection } from 'bullmq';
 import { logBullErrors } from './bull-errors';
 import { QUEUES } from './queues';
 
 /**
- * BullMQ's connection settings for REDIS_URL (workers need `maxRetriesPerRequest: null`). Reconnects
- * every 1 to 2 s: BullMQ's own backoff grows to 20 s, so queues and workers resumed up to 20 s
- * after Redis was back.
+ * BullMQ's connection settings for the configured Redis (TLS, ACL user, Sentinel: the one factory,
+ * libs/redis), workers needing `maxRetriesPerRequest: null`. Reconnects every 1 to 2 s: BullMQ's
+ * own backoff grows to 20 s, so queues and workers resumed up to 20 s after Redis was back.
  */
-export function bullConnection(redisUrl: string): ConnectionOptions {
-  return { url: redisUrl, maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(Math.max(times * 500, 1000), 2000) };
+export function bullConnection(settings: RedisSettings): ConnectionOptions {
+  // ioredis's own options; BullMQ's type declares them loosely (`port?: number` vs ioredis's `number | undefined`).
+  return redisConnectionOptions(settings, {
+    maxRetriesPerRequest: null,
+    retryStrategy: (times: number) => Math.min(Math.max(times * 500, 1000), 2000),
+  }) as ConnectionOptions;
+}
+
+// BullMQ's connections (queues, workers, their blocking duplicates) are made by libs/redis too, from
+// the options bullConnection gave (BullMQ's documented hook; one per process, so set once here).
+RedisConnection.clientFactory ??= (options) => createIORedisClient(redisFromOptions(options as RedisOptions));
+
+/**
+ * BullMQ's key prefix: REDIS_PREFIX as a Redis Cluster hash tag (`{ia}:bull`), so every key of every
+ * queue hashes to one slot and BullMQ's multi-key scripts work on a cluster. Until issue 14 it was
+ * `ia:bull` (LEGACY_BULL_PREFIX); see README "Redis: TLS, ACL, Sentinel, Cluster" for upgrades.
+ */
+export function bullPrefix(redisPrefix: string): string {
+  return `{${redisPrefix}}:bull`;
 }
 
 /** Listens to the errors of every queue instance the application made, whichever module registered it (see logBullErrors). */
@@ -55,7 +74,10 @@ export class QueueModule {
         DiscoveryModule,
         BullModule.forRootAsync({
           inject: [AppConfig],
-          useFactory: (config: AppConfig) => ({ connection: { ...bullConnection(config.redisUrl), ...failFast }, prefix: `${config.redisPrefix}:bull` }),
+          useFactory: (config: AppConfig) => ({
+            connection: { ...bullConnection(config.redis), ...failFast },
+            prefix: bullPrefix(config.redisPrefix),
+          }),
         }),
       ],
       providers: [QueueErrorLog],

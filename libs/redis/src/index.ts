@@ -2,3 +2,4 @@ export * from './redis.tokens';
 export * from './redis.module';
 export * from './pub-sub';
 export * from './redis-outage';
+export * from './redis-connection';

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nest
 import { AppConfig } from '@app/config';
 import Redis from 'ioredis';
 import { PubSub } from './pub-sub';
+import { createRedis } from './redis-connection';
 import { REDIS } from './redis.tokens';
 
 /** The longest a command on the shared connection may wait for Redis. */
@@ -25,7 +26,7 @@ class RedisCloser implements OnApplicationShutdown {
       useFactory: (config: AppConfig) => {
         // A command waits at most COMMAND_TIMEOUT_MS (also in the offline queue while reconnecting),
         // so no call hangs for a Redis outage; callers that can do without Redis check `status` first.
-        const redis = new Redis(config.redisUrl, {
+        const redis = createRedis(config.redis, {
           maxRetriesPerRequest: 1,
           enableOfflineQueue: true,
           commandTimeout: REDIS_COMMAND_TIMEOUT_MS,

@@ -38,18 +38,14 @@ export class SignInThrottle {
     const addressKey = `${this.config.redisPrefix}:console:signin:address:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`;
     const clientKey = `${this.config.redisPrefix}:console:signin:client:${clientIp}`;
     try {
-      const results = await this.redis
-        .multi()
-        .incr(addressKey)
-        .expire(addressKey, MAIL_WINDOW_SECONDS, 'NX')
-        .ttl(addressKey)
-        .incr(clientKey)
-        .expire(clientKey, MAIL_WINDOW_SECONDS, 'NX')
-        .ttl(clientKey)
-        .exec();
+      // One transaction per key (never one spanning both), so this also works on a Redis Cluster.
+      const count = async (key: string): Promise<[number, number]> => {
+        const r = await this.redis.multi().incr(key).expire(key, MAIL_WINDOW_SECONDS, 'NX').ttl(key).exec();
+        return [Number(r?.[0]?.[1] ?? 0), Number(r?.[2]?.[1] ?? 0)];
+      };
+      const [[byAddress, addressTtl], [byClient, clientTtl]] = await Promise.all([count(addressKey), count(clientKey)]);
       this.outage.worked();
-      const n = (i: number) => Number(results?.[i]?.[1] ?? 0);
-      const waits = [n(0) > MAILS_PER_ADDRESS ? n(2) : 0, n(3) > MAILS_PER_CLIENT ? n(5) : 0];
+      const waits = [byAddress > MAILS_PER_ADDRESS ? addressTtl : 0, byClient > MAILS_PER_CLIENT ? clientTtl : 0];
       return Math.max(0, ...waits);
     } catch (err) {
       this.outage.failed(err);
