@@ -1,0 +1,275 @@
+import { ChildProcess, execFileSync, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { MailCatcher } from './support/mail-catcher';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+/**
+ * Traces (issue 14, item 7), over the built api and worker as real processes: a test-only hook
+ * (test/support/otel-memory-hook.js, preloaded with `node -r`) starts their own tracing with an
+ * InMemorySpanExporter instead of OTLP/HTTP and hands the spans back over IPC. Everything else is
+ * the processes' real code, Postgres, Redis, BullMQ, SMTP and an HTTPS receiver.
+ */
+const ROOT = join(__dirname, '..');
+const HOOK = join(__dirname, 'support/otel-memory-hook.js');
+const SLOW = 60_000;
+
+interface PlainSpan {
+  name: string;
+  kind: number;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  scope: string;
+  service: string;
+  attributes: Record<string, unknown>;
+}
+interface Report {
+  started: boolean;
+  serviceName: string | null;
+  sdkLoaded: boolean;
+  spans: PlainSpan[];
+}
+const SERVER = 1;
+const CLIENT = 2;
+const PRODUCER = 3;
+const CONSUMER = 4;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+class Proc {
+  output = '';
+  private constructor(readonly child: ChildProcess) {
+    child.stdout?.on('data', (d) => (this.output += d));
+    child.stderr?.on('data', (d) => (this.output += d));
+  }
+
+  /** Starts dist/apps/<which>/src/main.js with the hook; resolves once its start-up line is logged. */
+  static async start(which: 'api' | 'worker', env: Record<string, string | undefined>): Promise<Proc> {
+    const child = fork(join(ROOT, `dist/apps/${which}/src/main.js`), [], {
+      cwd: ROOT,
+      execArgv: ['-r', HOOK],
+      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    const proc = new Proc(child);
+    const ready = which === 'api' ? 'api listening' : 'worker started';
+    const deadline = Date.now() + 30_000;
+    while (!proc.output.includes(ready)) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${which} did not start:\n${proc.output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return proc;
+  }
+
+  report(): Promise<Report> {
+    return new Promise((resolve) => {
+      this.child.once('message', (m) => resolve(m as Report));
+      this.child.send('spans');
+    });
+  }
+
+  /** Waits until a span matching `match` has been recorded (spans are exported as they end). */
+  async waitForSpan(match: (s: PlainSpan) => boolean, what: string): Promise<Report> {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const report = await this.report();
+      if (report.spans.some(match)) return report;
+      if (Date.now() > deadline) throw new Error(`no span ${what}; recorded: ${report.spans.map((s) => `${s.scope}:${s.name}`).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((r) => this.child.once('exit', r));
+    this.child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const rand = () => randomBytes(4).toString('hex');
+
+describe('traces (OpenTelemetry) across the api, the outbox, the relay and each attempt', () => {
+  let mail: MailCatcher;
+  let receiver: WebhookReceiver;
+  let key: string;
+  let organisationId: string;
+  let smtp: string;
+  const procs: Proc[] = [];
+  const sql = async (text: string, params: unknown[] = []) => {
+    const db = new Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+    try {
+      return (await db.query(text, params)).rows;
+    } finally {
+      await db.end();
+    }
+  };
+
+  beforeAll(async () => {
+    mail = new MailCatcher();
+    smtp = await mail.start();
+    receiver = await WebhookReceiver.start();
+    const demo = JSON.parse(
+      execFileSync(process.execPath, ['dist/apps/admin/src/main.js', 'demo', 'setup', '--name', `Traces ${rand()}`, '--json'], { cwd: ROOT, encoding: 'utf8' }),
+    );
+    key = demo.key;
+    organisationId = demo.organisation_id;
+  }, SLOW);
+
+  afterAll(async () => {
+    for (const p of procs) await p.stop();
+    // Nothing of this organisation is left for a later spec's worker to relay or attempt.
+    if (organisationId) {
+      await sql(`UPDATE outbox_events SET relayed_at = now() WHERE organisation_id = $1 AND relayed_at IS NULL`, [organisationId]);
+      await sql(
+        `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', next_attempt_at = NULL, finished_at = now()
+          WHERE organisation_id = $1 AND state IN ('queued', 'waiting')`,
+        [organisationId],
+      );
+    }
+    await receiver?.close();
+    await mail?.stop();
+  }, SLOW);
+
+  /** An api (and its https base) with these extra settings. */
+  const startApi = async (env: Record<string, string | undefined>) => {
+    const port = await freePort();
+    const api = await Proc.start('api', { PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', ...env });
+    procs.push(api);
+    return { api, base: `https://127.0.0.1:${port}` };
+  };
+  const call = (base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  /** Invites an address over REST and answers the token of the link the mail holds. */
+  const invite = async (base: string) => {
+    const email = `traced-${rand()}@elsewhere.example`;
+    expect((await call(base, 'POST', '/v1/users', { email })).status).toBe(202);
+    const link = /\/invitations\/accept\?token=([A-Za-z0-9_-]{43})/.exec((await mail.waitFor(email, 10_000)).text);
+    return link![1];
+  };
+  /** The POST that makes the event: accepting the invitation emits user.joined. */
+  const accept = (base: string, token: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}/invitations/accept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams({ token }).toString(),
+    });
+
+  it(
+    'one trace from the POST that made an event, through the outbox and the relay, to the attempt and its POST to the receiver',
+    async () => {
+      const { api, base } = await startApi({ SMTP_URL: smtp, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' });
+      const worker = await Proc.start('worker', {
+        WORKER_HEALTH_PORT: '0',
+        WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
+        // The receiver's self-signed certificate, trusted the way an operator trusts a private CA.
+        NODE_EXTRA_CA_CERTS: receiver.tls.certFile,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+        OTEL_SERVICE_NAME: 'traces-spec-worker',
+      });
+      procs.push(worker);
+
+      const path = `/traced-${rand()}`;
+      const made = await call(base, 'POST', '/v1/webhooks', { url: `https://127.0.0.1${path}`, events: ['user.joined'] });
+      expect(made.status).toBe(201);
+      const token = await invite(base);
+
+      // The caller's own trace: the api continues it (W3C traceparent in), so its id is known here.
+      const traceId = randomBytes(16).toString('hex');
+      const callerSpan = randomBytes(8).toString('hex');
+      const accepted = await accept(base, token, { traceparent: `00-${traceId}-${callerSpan}-01` });
+      expect(accepted.status).toBe(200);
+
+      const [delivered] = await receiver.waitFor(path, 1, 20_000);
+      // The outbound POST carries the trace on to the receiver too.
+      expect(String(delivered.headers.traceparent)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+
+      const apiReport = await api.waitForSpan((s) => s.traceId === traceId && s.kind === SERVER, 'for the POST');
+      const workerReport = await worker.waitForSpan((s) => s.traceId === traceId && s.name === 'webhook attempt', 'for the attempt');
+      expect(apiReport).toMatchObject({ started: true, serviceName: 'integrations-api', sdkLoaded: true });
+      expect(workerReport).toMatchObject({ started: true, serviceName: 'traces-spec-worker' });
+
+      const spans = [...apiReport.spans, ...workerReport.spans].filter((s) => s.traceId === traceId);
+      const one = (what: string, match: (s: PlainSpan) => boolean) => {
+        const found = spans.filter(match);
+        expect({ what, found: found.length > 0 }).toEqual({ what, found: true });
+        return found[0];
+      };
+      // The HTTP request in (a child of the caller's span), a Postgres statement in it (the outbox row's insert).
+      const http = one('HTTP server span', (s) => s.service === 'integrations-api' && s.kind === SERVER && s.parentSpanId === callerSpan);
+      expect(http.attributes['http.method'] ?? http.attributes['http.request.method']).toBe('POST');
+      one(
+        'outbox insert',
+        (s) =>
+          s.service === 'integrations-api' &&
+          s.scope.includes('instrumentation-pg') &&
+          /INSERT INTO outbox_events/.test(String(s.attributes['db.statement'] ?? s.attributes['db.query.text'])),
+      );
+      // In the worker: the relay, BullMQ's producer and consumer spans, the attempt, a Redis command, a Postgres statement and the POST out.
+      const relay = one('outbox relay', (s) => s.name === 'outbox relay' && s.kind === PRODUCER);
+      expect(relay.attributes['outbox.event']).toBe('user.joined');
+      one('BullMQ add', (s) => s.scope === 'bullmq' && s.kind === PRODUCER);
+      const consumer = one('BullMQ process', (s) => s.scope === 'bullmq' && s.kind === CONSUMER);
+      const attempt = one('webhook attempt', (s) => s.name === 'webhook attempt');
+      expect(attempt.attributes['webhook.outcome']).toBe('delivered');
+      one('Redis command', (s) => s.service === 'traces-spec-worker' && s.scope.includes('instrumentation-ioredis'));
+      one('Postgres in the attempt', (s) => s.scope.includes('instrumentation-pg') && s.parentSpanId === attempt.spanId);
+      const post = one('outbound POST', (s) => s.scope.includes('instrumentation-undici') && s.kind === CLIENT);
+      expect(post.attributes['http.request.method']).toBe('POST');
+      expect(String(post.attributes['url.full'])).toBe(`https://127.0.0.1${path}`);
+
+      // Parent, not link: the POST's ancestors are the attempt, the job, the relay, the request and the caller.
+      const byId = new Map(spans.map((s) => [s.spanId, s]));
+      const chain: string[] = [];
+      for (let s: PlainSpan | undefined = post; s; s = s.parentSpanId ? byId.get(s.parentSpanId) : undefined) {
+        chain.push(s.spanId);
+        if (s.parentSpanId && !byId.has(s.parentSpanId)) chain.push(s.parentSpanId);
+      }
+      expect(chain).toEqual(expect.arrayContaining([attempt.spanId, consumer.spanId, relay.spanId, http.spanId, callerSpan]));
+      expect(chain.indexOf(attempt.spanId)).toBeLessThan(chain.indexOf(consumer.spanId));
+      expect(chain.indexOf(consumer.spanId)).toBeLessThan(chain.indexOf(relay.spanId));
+      expect(chain.indexOf(relay.spanId)).toBeLessThan(chain.indexOf(http.spanId));
+      expect(chain[chain.length - 1]).toBe(callerSpan);
+
+      await worker.stop();
+      await api.stop();
+    },
+    SLOW,
+  );
+
+  it(
+    'with OTEL_EXPORTER_OTLP_ENDPOINT unset no SDK is started nor loaded, and the outbox row carries no trace context',
+    async () => {
+      const { api, base } = await startApi({ SMTP_URL: smtp, OTEL_EXPORTER_OTLP_ENDPOINT: '' });
+      const token = await invite(base);
+      const traceId = randomBytes(16).toString('hex');
+      expect((await accept(base, token, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` })).status).toBe(200);
+      expect(await api.report()).toEqual({ started: false, serviceName: null, sdkLoaded: false, spans: [] });
+
+      const rows = await sql(`SELECT traceparent, tracestate FROM outbox_events WHERE organisation_id = $1 AND event = 'user.joined' ORDER BY created_at`, [
+        organisationId,
+      ]);
+      // The first test's event carried its trace; this one, made with tracing off, carries none.
+      expect(rows).toEqual([
+        { traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/), tracestate: null },
+        { traceparent: null, tracestate: null },
+      ]);
+      await api.stop();
+    },
+    SLOW,
+  );
+});
