@@ -105,6 +105,10 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
   let organisationId: string;
   let smtp: string;
   const procs: Proc[] = [];
+  /** An api and a worker tracing (to an in-memory exporter), and an api with the endpoint unset. */
+  let traced: { api: Proc; base: string };
+  let worker: Proc;
+  let untraced: { api: Proc; base: string };
   const sql = async (text: string, params: unknown[] = []) => {
     const db = new Client({ connectionString: process.env.DATABASE_URL });
     await db.connect();
@@ -124,6 +128,20 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
     );
     key = demo.key;
     organisationId = demo.organisation_id;
+    // The three processes start together (start-up is most of this spec's time).
+    [traced, worker, untraced] = await Promise.all([
+      startApi({ SMTP_URL: smtp, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }),
+      Proc.start('worker', {
+        WORKER_HEALTH_PORT: '0',
+        WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
+        // The receiver's self-signed certificate, trusted the way an operator trusts a private CA.
+        NODE_EXTRA_CA_CERTS: receiver.tls.certFile,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+        OTEL_SERVICE_NAME: 'traces-spec-worker',
+      }),
+      startApi({ SMTP_URL: smtp, OTEL_EXPORTER_OTLP_ENDPOINT: '' }),
+    ]);
+    procs.push(worker);
   }, SLOW);
 
   afterAll(async () => {
@@ -172,16 +190,7 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
   it(
     'one trace from the POST that made an event, through the outbox and the relay, to the attempt and its POST to the receiver',
     async () => {
-      const { api, base } = await startApi({ SMTP_URL: smtp, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' });
-      const worker = await Proc.start('worker', {
-        WORKER_HEALTH_PORT: '0',
-        WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
-        // The receiver's self-signed certificate, trusted the way an operator trusts a private CA.
-        NODE_EXTRA_CA_CERTS: receiver.tls.certFile,
-        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
-        OTEL_SERVICE_NAME: 'traces-spec-worker',
-      });
-      procs.push(worker);
+      const { api, base } = traced;
 
       const path = `/traced-${rand()}`;
       const made = await call(base, 'POST', '/v1/webhooks', { url: `https://127.0.0.1${path}`, events: ['user.joined'] });
@@ -244,9 +253,6 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
       expect(chain.indexOf(consumer.spanId)).toBeLessThan(chain.indexOf(relay.spanId));
       expect(chain.indexOf(relay.spanId)).toBeLessThan(chain.indexOf(http.spanId));
       expect(chain[chain.length - 1]).toBe(callerSpan);
-
-      await worker.stop();
-      await api.stop();
     },
     SLOW,
   );
@@ -254,7 +260,7 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
   it(
     'with OTEL_EXPORTER_OTLP_ENDPOINT unset no SDK is started nor loaded, and the outbox row carries no trace context',
     async () => {
-      const { api, base } = await startApi({ SMTP_URL: smtp, OTEL_EXPORTER_OTLP_ENDPOINT: '' });
+      const { api, base } = untraced;
       const token = await invite(base);
       const traceId = randomBytes(16).toString('hex');
       expect((await accept(base, token, { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` })).status).toBe(200);
@@ -268,7 +274,6 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
         { traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/), tracestate: null },
         { traceparent: null, tracestate: null },
       ]);
-      await api.stop();
     },
     SLOW,
   );
