@@ -200,7 +200,8 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
       // The caller's own trace: the api continues it (W3C traceparent in), so its id is known here.
       const traceId = randomBytes(16).toString('hex');
       const callerSpan = randomBytes(8).toString('hex');
-      const accepted = await accept(base, token, { traceparent: `00-${traceId}-${callerSpan}-01` });
+      // Sent "not sampled": a caller cannot switch our tracing off.
+      const accepted = await accept(base, token, { traceparent: `00-${traceId}-${callerSpan}-00` });
       expect(accepted.status).toBe(200);
 
       const [delivered] = await receiver.waitFor(path, 1, 20_000);
@@ -221,6 +222,7 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
       // The HTTP request in (a child of the caller's span), a Postgres statement in it (the outbox row's insert).
       const http = one('HTTP server span', (s) => s.service === 'integrations-api' && s.kind === SERVER && s.parentSpanId === callerSpan);
       expect(http.attributes['http.method'] ?? http.attributes['http.request.method']).toBe('POST');
+      expect({ name: http.name, route: http.attributes['http.route'] }).toEqual({ name: 'POST /invitations/accept', route: '/invitations/accept' });
       one(
         'outbox insert',
         (s) =>

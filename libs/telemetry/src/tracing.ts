@@ -42,7 +42,8 @@ export function startTracing(process: TracedProcess, options: TracingOptions = {
 
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on (see above) */
   const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
-  const { BatchSpanProcessor, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, SimpleSpanProcessor } =
+    require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
@@ -57,7 +58,12 @@ export function startTracing(process: TracedProcess, options: TracingOptions = {
   const processor = options.exporter
     ? new SimpleSpanProcessor(options.exporter())
     : new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }));
-  const provider = new NodeTracerProvider({ resource: resourceFromAttributes({ 'service.name': serviceName }), spanProcessors: [processor] });
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    spanProcessors: [processor],
+    // Every trace is recorded: a caller's `traceparent` is continued, but its "not sampled" flag cannot switch our tracing off.
+    sampler: new ParentBasedSampler({ root: new AlwaysOnSampler(), remoteParentNotSampled: new AlwaysOnSampler() }),
+  });
   // The global tracer provider, the W3C trace-context (and baggage) propagator, an AsyncLocalStorage context manager.
   provider.register();
   registerInstrumentations({
