@@ -1,6 +1,7 @@
 import { ChildProcess, execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer, Server } from 'node:http';
+import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { MailCatcher } from './support/mail-catcher';
@@ -53,10 +54,10 @@ class Proc {
   }
 
   /** Starts dist/apps/<which>/src/main.js with the hook; resolves once its start-up line is logged. */
-  static async start(which: 'api' | 'worker', env: Record<string, string | undefined>): Promise<Proc> {
+  static async start(which: 'api' | 'worker', env: Record<string, string | undefined>, options: { hook?: boolean } = {}): Promise<Proc> {
     const child = fork(join(ROOT, `dist/apps/${which}/src/main.js`), [], {
       cwd: ROOT,
-      execArgv: ['-r', HOOK],
+      execArgv: options.hook === false ? [] : ['-r', HOOK],
       env: { ...process.env, LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
@@ -98,6 +99,39 @@ class Proc {
 
 const rand = () => randomBytes(4).toString('hex');
 
+/** Stands in for an OpenTelemetry collector's OTLP/HTTP receiver: keeps what is POSTed, answers 200. */
+class Collector {
+  readonly posts: Array<{ path: string; contentType: string; body: any }> = [];
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<Collector> {
+    let collector: Collector | undefined;
+    const server = createHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        collector!.posts.push({
+          path: req.url ?? '',
+          contentType: String(req.headers['content-type']),
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'),
+        });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    collector = new Collector(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return collector;
+  }
+
+  get base(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
 describe('traces (OpenTelemetry) across the api, the outbox, the relay and each attempt', () => {
   let mail: MailCatcher;
   let receiver: WebhookReceiver;
@@ -109,6 +143,8 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
   let traced: { api: Proc; base: string };
   let worker: Proc;
   let untraced: { api: Proc; base: string };
+  let exporting: { api: Proc; base: string };
+  let collector: Collector;
   const sql = async (text: string, params: unknown[] = []) => {
     const db = new Client({ connectionString: process.env.DATABASE_URL });
     await db.connect();
@@ -128,8 +164,9 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
     );
     key = demo.key;
     organisationId = demo.organisation_id;
-    // The three processes start together (start-up is most of this spec's time).
-    [traced, worker, untraced] = await Promise.all([
+    collector = await Collector.start();
+    // The processes start together (start-up is most of this spec's time).
+    [traced, worker, untraced, exporting] = await Promise.all([
       startApi({ SMTP_URL: smtp, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }),
       Proc.start('worker', {
         WORKER_HEALTH_PORT: '0',
@@ -140,6 +177,8 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
         OTEL_SERVICE_NAME: 'traces-spec-worker',
       }),
       startApi({ SMTP_URL: smtp, OTEL_EXPORTER_OTLP_ENDPOINT: '' }),
+      // No hook: the process's own bootstrap, exporting over OTLP/HTTP to the collector stand-in.
+      startApi({ OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.base}/otlp/` }, { hook: false }),
     ]);
     procs.push(worker);
   }, SLOW);
@@ -157,12 +196,13 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
     }
     await receiver?.close();
     await mail?.stop();
+    await collector?.close();
   }, SLOW);
 
   /** An api (and its https base) with these extra settings. */
-  const startApi = async (env: Record<string, string | undefined>) => {
+  const startApi = async (env: Record<string, string | undefined>, options: { hook?: boolean } = {}) => {
     const port = await freePort();
-    const api = await Proc.start('api', { PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', ...env });
+    const api = await Proc.start('api', { PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', ...env }, options);
     procs.push(api);
     return { api, base: `https://127.0.0.1:${port}` };
   };
@@ -275,6 +315,46 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
       expect(rows).toEqual([
         { traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/), tracestate: null },
         { traceparent: null, tracestate: null },
+      ]);
+    },
+    SLOW,
+  );
+
+  it(
+    'with the endpoint set and no hook, the built api exports its spans over OTLP/HTTP to <endpoint>/v1/traces, and flushes them when it stops',
+    async () => {
+      const { api, base } = exporting;
+      const traceId = randomBytes(16).toString('hex');
+      const res = await fetch(`${base}/v1/me`, {
+        headers: { authorization: `Bearer ${key}`, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      });
+      expect(res.status).toBe(200);
+      // Spans go in batches (every 5 s by default); stopping the process flushes what is left.
+      await api.stop();
+      expect(api.child.exitCode).toBe(0);
+      const spans = collector.posts.flatMap((p) =>
+        (p.body?.resourceSpans ?? []).flatMap((r: any) =>
+          r.scopeSpans.flatMap((ss: any) =>
+            ss.spans.map((span: any) => ({
+              path: p.path,
+              contentType: p.contentType,
+              service: r.resource.attributes.find((a: any) => a.key === 'service.name')?.value.stringValue,
+              scope: ss.scope.name,
+              name: span.name,
+              traceId: span.traceId,
+            })),
+          ),
+        ),
+      );
+      expect(spans.filter((s) => s.traceId === traceId && s.scope.includes('instrumentation-http'))).toEqual([
+        {
+          path: '/otlp/v1/traces',
+          contentType: 'application/json',
+          service: 'integrations-api',
+          scope: '@opentelemetry/instrumentation-http',
+          name: 'GET /v1/me',
+          traceId,
+        },
       ]);
     },
     SLOW,
