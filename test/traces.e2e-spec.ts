@@ -101,26 +101,29 @@ const rand = () => randomBytes(4).toString('hex');
 
 /** Stands in for an OpenTelemetry collector's OTLP/HTTP receiver: keeps what is POSTed, answers 200. */
 class Collector {
-  readonly posts: Array<{ path: string; contentType: string; body: any }> = [];
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    readonly posts: Array<{ path: string; contentType: string; body: any }>,
+  ) {}
 
   static async start(): Promise<Collector> {
-    let collector: Collector | undefined;
+    const posts: Collector['posts'] = [];
     const server = createHttpServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        collector!.posts.push({
-          path: req.url ?? '',
-          contentType: String(req.headers['content-type']),
-          body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'),
-        });
+        let body: unknown = null;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          // Not JSON: kept as null, and the spec's expectations say what was missing.
+        }
+        posts.push({ path: req.url ?? '', contentType: String(req.headers['content-type']), body });
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
-    collector = new Collector(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return collector;
+    return new Collector(server, posts);
   }
 
   get base(): string {
