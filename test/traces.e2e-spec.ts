@@ -46,6 +46,13 @@ const freePort = () =>
     });
   });
 
+/** The test run's environment with `env` over it; the processes verify certificates as in production (the test process itself does not). */
+function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...process.env, ...env };
+  delete out.NODE_TLS_REJECT_UNAUTHORIZED;
+  return out;
+}
+
 class Proc {
   output = '';
   private constructor(readonly child: ChildProcess) {
@@ -58,7 +65,7 @@ class Proc {
     const child = fork(join(ROOT, `dist/apps/${which}/src/main.js`), [], {
       cwd: ROOT,
       execArgv: options.hook === false ? [] : ['-r', HOOK],
-      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      env: childEnv({ LOG_LEVEL: 'info', ...env }),
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     const proc = new Proc(child);
@@ -205,7 +212,11 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
   /** An api (and its https base) with these extra settings. */
   const startApi = async (env: Record<string, string | undefined>, options: { hook?: boolean } = {}) => {
     const port = await freePort();
-    const api = await Proc.start('api', { PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', ...env }, options);
+    const api = await Proc.start(
+      'api',
+      { PORT: String(port), METRICS_PORT: '0', HOST: '127.0.0.1', WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', ...env },
+      options,
+    );
     procs.push(api);
     return { api, base: `https://127.0.0.1:${port}` };
   };
@@ -252,7 +263,8 @@ describe('traces (OpenTelemetry) across the api, the outbox, the relay and each 
       expect(String(delivered.headers.traceparent)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
 
       const apiReport = await api.waitForSpan((s) => s.traceId === traceId && s.kind === SERVER, 'for the POST');
-      const workerReport = await worker.waitForSpan((s) => s.traceId === traceId && s.name === 'webhook attempt', 'for the attempt');
+      // The job's consumer span ends last (after BullMQ marks the job completed), so it is what is waited for.
+      const workerReport = await worker.waitForSpan((s) => s.traceId === traceId && s.scope === 'bullmq' && s.kind === CONSUMER, 'for the processed job');
       expect(apiReport).toMatchObject({ started: true, serviceName: 'integrations-api', sdkLoaded: true });
       expect(workerReport).toMatchObject({ started: true, serviceName: 'traces-spec-worker' });
 
