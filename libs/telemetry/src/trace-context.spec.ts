@@ -1,3 +1,4 @@
+import { UNTRACED_PATHS } from './tracing';
 import { bullMetadata, contextFrom, currentTraceContext, inContext, inSpan, isTracing } from './trace-context';
 
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -25,5 +26,12 @@ describe('trace context helpers with tracing off (no SDK started)', () => {
 
   it('an empty carried context leaves the active context as it is', () => {
     expect(contextFrom(null)).toBeDefined();
+  });
+});
+
+describe('requests not traced', () => {
+  it('are the health probes and the Prometheus scrapes, nothing else', () => {
+    expect(['/health/live', '/health/ready', '/metrics', '/metrics?x=1', '/health'].filter((p) => !UNTRACED_PATHS.test(p))).toEqual([]);
+    expect(['/v1/me', '/healthy', '/v1/metrics', '/invitations/accept', '/console'].filter((p) => UNTRACED_PATHS.test(p))).toEqual([]);
   });
 });

@@ -24,8 +24,8 @@ export interface Tracing {
 
 let started: Tracing | null | undefined;
 
-/** Paths of probes that poll all day; their requests are not traced. */
-const UNTRACED_PATHS = /^\/(health|v1\/health)(\/|$|\?)/;
+/** Paths polled all day (health probes, Prometheus scrapes); their requests are not traced. */
+export const UNTRACED_PATHS = /^\/(health|metrics)(\/|$|\?)/;
 
 /**
  * Starts the OpenTelemetry SDK when OTEL_EXPORTER_OTLP_ENDPOINT is set, and does nothing else
