@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { DELIVERY_JOB_OPTIONS, DeliveryJob, FIRST_ATTEMPT_JOB_ATTEMPTS, QUEUES, RETRY_JOB_ATTEMPTS, WEBHOOK_JOBS } from '@app/queue';
 import { OutboxRelayService } from '@app/domain';
-import { bullMetadata, isTracing, TraceContext } from '@app/telemetry';
+import { bullMetadata, inContext, isTracing, TraceContext } from '@app/telemetry';
 import { BackoffStrategy, Queue } from 'bullmq';
 /** When a job fails for another reason (the database away, a bug), it is tried again after this long. */
 const UNEXPECTED_FAILURE_DELAY_MS = 5000;
@@ -94,16 +94,15 @@ export class DeliveryQueues {
       if (state === 'waiting' || state === 'active' || state === 'prioritized' || state === 'waiting-children') return;
       await existing.remove().catch(() => undefined);
     }
-    await this.retries.add(
-      WEBHOOK_JOBS.deliver,
-      { deliveryId: id },
-      {
-        ...DELIVERY_JOB_OPTIONS,
-        jobId: id,
-        attempts: RETRY_JOB_ATTEMPTS,
-        delay: Math.max(0, delayMs),
-        ...telemetryOf((await this.traceContexts([id]))?.get(id)),
-      },
+    // BullMQ's add (unlike addBulk) always carries the context active around it: the stored one is made active for it.
+    const trace = (await this.traceContexts([id]))?.get(id);
+    const { telemetry } = telemetryOf(trace);
+    await inContext(trace, () =>
+      this.retries.add(
+        WEBHOOK_JOBS.deliver,
+        { deliveryId: id },
+        { ...DELIVERY_JOB_OPTIONS, jobId: id, attempts: RETRY_JOB_ATTEMPTS, delay: Math.max(0, delayMs), ...(telemetry?.omitContext ? { telemetry } : {}) },
+      ),
     );
   }
 
