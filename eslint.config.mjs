@@ -11,7 +11,7 @@ const { 'import-x/resolver': _legacyResolver, ...importXTypeScript } = importX.f
 /** The HTTP edge's libraries (used by apps/api only). */
 const EDGE = ['auth', 'http', 'idempotency'];
 /** The infrastructure below them, used by the domain and the edge alike. */
-const BASE = ['config', 'database', 'events', 'logging', 'metrics', 'queue', 'redis'];
+const BASE = ['config', 'database', 'events', 'logging', 'metrics', 'queue', 'redis', 'telemetry'];
 /** Infrastructure libraries: they may use the kernel and each other (no cycles), never the domain or an app. */
 const INFRA = [...EDGE, ...BASE];
 const lib = (name) => `./libs/${name}`;

@@ -5,6 +5,7 @@ import { DatabaseModule } from '@app/database';
 import { ApiKeysService, DomainModule, ENTITIES } from '@app/domain';
 import { LoggingModule } from '@app/logging';
 import { MetricsModule } from '@app/metrics';
+import { TelemetryModule } from '@app/telemetry';
 import { QueueModule } from '@app/queue';
 import { CasesModule } from './cases/cases.module';
 import { DocumentsModule } from './documents/documents.module';
@@ -31,6 +32,7 @@ export class ApiModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('api'),
         MetricsModule,
+        TelemetryModule,
         DatabaseModule.forRoot('api', { entities: ENTITIES, runMigrations: true }),
         QueueModule.forRoot({ producerOnly: true }),
         AuthModule.forRoot({ imports: [DomainModule], keyLookup: ApiKeysService }),

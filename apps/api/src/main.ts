@@ -1,3 +1,5 @@
+// First: starts tracing (when configured) before anything it instruments is loaded.
+import './tracing';
 import 'reflect-metadata';
 import { AppConfig } from '@app/config';
 import { installGracefulShutdown } from '@app/logging';

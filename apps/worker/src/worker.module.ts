@@ -6,6 +6,7 @@ import { DomainModule, ENTITIES } from '@app/domain';
 import { IdempotencyStoreModule } from '@app/idempotency';
 import { LoggingModule } from '@app/logging';
 import { MetricsModule } from '@app/metrics';
+import { TelemetryModule } from '@app/telemetry';
 import { QueueModule, QueuesModule } from '@app/queue';
 import { RedisModule } from '@app/redis';
 import { DocumentsWorkerModule } from './documents/documents-worker.module';
@@ -26,6 +27,7 @@ export class WorkerModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('worker'),
         MetricsModule,
+        TelemetryModule,
         // The worker never migrates: that is the migrate step's (or the api's) job.
         DatabaseModule.forRoot('worker', { entities: ENTITIES }),
         RedisModule,

@@ -124,6 +124,8 @@ export class AppConfig {
   readonly http: { headersTimeoutMs: number; bodyIdleTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** Per-connection token buckets of the api: REST (`/v1/` and every other keyed path) and SCIM, each its own. */
   readonly rateLimits: { rest: RateLimitPolicy; scim: RateLimitPolicy };
+  /** OpenTelemetry traces: off unless `endpoint` (the OTLP/HTTP base, without `/v1/traces`) is set; `serviceName` overrides the process's default. */
+  readonly traces: { endpoint?: string; serviceName?: string };
 
   constructor(env: EnvSchema) {
     this.nodeEnv = env.NODE_ENV;
@@ -215,6 +217,7 @@ export class AppConfig {
       rest: { name: 'rest', perSecond: env.RATE_LIMIT_PER_SECOND, burst: env.RATE_LIMIT_BURST },
       scim: { name: 'scim', perSecond: env.SCIM_RATE_LIMIT_PER_SECOND, burst: env.SCIM_RATE_LIMIT_BURST },
     };
+    this.traces = { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''), serviceName: env.OTEL_SERVICE_NAME };
   }
 
   /** Reads and validates the process environment, `.env` loaded first (the only reader of process.env). */

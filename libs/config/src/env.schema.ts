@@ -1,5 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
@@ -246,6 +246,16 @@ export class EnvSchema {
   @Min(1)
   @Max(10000000)
   SCIM_RATE_LIMIT_BURST = 200;
+
+  // Traces (README "Running at scale", Traces): off unless the endpoint is set.
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'must be an http:// or https:// URL (the OTLP/HTTP base, e.g. http://collector:4318)' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S{1,200}$/, { message: 'must be 1 to 200 characters without spaces' })
+  OTEL_SERVICE_NAME?: string;
 }
 
 /** Validates raw variables; throws one error listing every problem. */
@@ -263,6 +273,8 @@ export function validateEnv(raw: Record<string, unknown>): EnvSchema {
     'REDIS_TLS_CA_FILE',
     'REDIS_SENTINEL_USERNAME',
     'REDIS_SENTINEL_PASSWORD',
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+    'OTEL_SERVICE_NAME',
   ]);
   const picked = Object.fromEntries(Object.entries(raw).filter(([k, v]) => known.includes(k) && v !== ''));
   const env = plainToInstance(EnvSchema, picked, { exposeDefaultValues: true });

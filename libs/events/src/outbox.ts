@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { currentTraceContext } from '@app/telemetry';
 import { EntityManager } from 'typeorm';
 import { EventName, EventPayloads } from './events';
 
@@ -13,7 +14,9 @@ export interface OutboxRow {
 
 /**
  * The one way to emit an event: an outbox row written with the caller's transaction manager,
- * so the change and its event commit together or not at all. A relay moves rows on.
+ * so the change and its event commit together or not at all. A relay moves rows on. The row
+ * carries the active trace context (null when tracing is off), so the deliveries it makes and
+ * their attempts continue the trace of the request that made the event.
  */
 @Injectable()
 export class Outbox {
@@ -21,10 +24,11 @@ export class Outbox {
     if (!manager.queryRunner?.isTransactionActive) {
       throw new Error(`outbox: ${event} must be emitted inside the transaction of the change that causes it`);
     }
+    const trace = currentTraceContext();
     const [row] = await manager.query(
-      `INSERT INTO outbox_events (organisation_id, event, data, occurred_at)
-       VALUES ($1, $2, $3, COALESCE($4::timestamptz, now())) RETURNING id`,
-      [organisationId, event, JSON.stringify(data), occurredAt?.toISOString() ?? null],
+      `INSERT INTO outbox_events (organisation_id, event, data, occurred_at, traceparent, tracestate)
+       VALUES ($1, $2, $3, COALESCE($4::timestamptz, now()), $5, $6) RETURNING id`,
+      [organisationId, event, JSON.stringify(data), occurredAt?.toISOString() ?? null, trace.traceparent, trace.tracestate],
     );
     return row.id as string;
   }

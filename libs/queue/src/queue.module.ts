@@ -5,6 +5,8 @@ import { AppConfig, RedisSettings } from '@app/config';
 import { redisConnectionOptions, redisFromOptions } from '@app/redis';
 import type { RedisOptions } from 'ioredis';
 import { ConnectionOptions, createIORedisClient, Queue, RedisConnection } from 'bullmq';
+import { isTracing } from '@app/telemetry';
+import { BullMQOtel } from 'bullmq-otel';
 import { logBullErrors } from './bull-errors';
 import { QUEUES } from './queues';
 
@@ -77,6 +79,9 @@ export class QueueModule {
           useFactory: (config: AppConfig) => ({
             connection: { ...bullConnection(config.redis), ...failFast },
             prefix: bullPrefix(config.redisPrefix),
+            // Tracing on: producer spans for adds (the trace context goes into the job's options) and a
+            // consumer span per processed job, a child of the context its job carries. Off: none of it.
+            ...(isTracing() ? { telemetry: new BullMQOtel({ tracerName: 'bullmq' }) } : {}),
           }),
         }),
       ],

@@ -24,6 +24,11 @@ an error is \`{"error": {"code": "…", "message": "…"}}\`. Every answer with 
 (yours, when you send a well-formed one of 8 to 128 characters \`[A-Za-z0-9._:-]\`).
 Ids are strings of digits; timestamps are ISO 8601 in UTC ending in \`Z\`.
 
+**Tracing.** When the operator has turned tracing on (OpenTelemetry), a W3C \`traceparent\` (and
+\`tracestate\`) header sent with a call makes the service's spans part of your trace, and the webhook
+deliveries of the events the call causes carry a \`traceparent\` of that trace. With tracing off both
+headers are ignored, and none is sent.
+
 **Lists** are newest first, paged by cursor: \`limit\` (1 to 100, default 25) and \`cursor\` (the
 \`next_cursor\` of the previous page). Cursors are opaque and signed by the service. An unknown query
 parameter, a bad limit or a cursor this API did not issue (made up or altered) answers 400 \`invalid_request\`.

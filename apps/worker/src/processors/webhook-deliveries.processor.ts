@@ -6,6 +6,7 @@ import { Job } from 'bullmq';
 import { DeliveryQueues, webhookBackoff } from '../webhooks/delivery-queues';
 import { WebhookSlots } from '../webhooks/webhook-slots';
 import { DeliveryAttemptsService } from '@app/domain';
+import { attemptSpan } from '../webhooks/attempt-span';
 
 /** First attempts. A failure hands the delivery to the retry queue with the timetable's delay. */
 @Processor(QUEUES.webhookDeliveries, { maxStalledCount: 10, settings: { backoffStrategy: webhookBackoff } })
@@ -27,7 +28,7 @@ export class WebhookDeliveriesProcessor extends WorkerHost implements OnApplicat
 
   async process(job: Job<DeliveryJob>): Promise<string> {
     // 'parked' (its webhook has as many attempts in flight as allowed): the job ends, WebhookSlots parks the delivery.
-    const outcome = await this.attempts.attempt(job.data.deliveryId, this.slots.gate('f'));
+    const outcome = await attemptSpan(job, () => this.attempts.attempt(job.data.deliveryId, this.slots.gate('f')));
     if (outcome.kind === 'failed' && outcome.retryInMs !== null) await this.queues.retry(job.data.deliveryId, outcome.retryInMs);
     // Already waiting for a retry (a repeated job): the retry queue owns it from here.
     if (outcome.kind === 'not_due') await this.queues.retry(job.data.deliveryId, outcome.inMs);

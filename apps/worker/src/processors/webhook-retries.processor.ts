@@ -6,6 +6,7 @@ import { DelayedError, Job } from 'bullmq';
 import { RetryLater, webhookBackoff } from '../webhooks/delivery-queues';
 import { WebhookSlots } from '../webhooks/webhook-slots';
 import { DeliveryAttemptsService } from '@app/domain';
+import { attemptSpan } from '../webhooks/attempt-span';
 
 /**
  * Attempts 2 to 8. A failed attempt with attempts left throws RetryLater, and the custom backoff
@@ -30,7 +31,7 @@ export class WebhookRetriesProcessor extends WorkerHost implements OnApplication
 
   async process(job: Job<DeliveryJob>, token?: string): Promise<string> {
     // 'parked' (its webhook has as many attempts in flight as allowed): the job ends, WebhookSlots parks the delivery.
-    const outcome = await this.attempts.attempt(job.data.deliveryId, this.slots.gate('r'));
+    const outcome = await attemptSpan(job, () => this.attempts.attempt(job.data.deliveryId, this.slots.gate('r')));
     if (outcome.kind === 'failed' && outcome.retryInMs !== null) {
       await this.noteDue(job, outcome.retryInMs);
       throw new RetryLater(outcome.retryInMs);

@@ -1,6 +1,8 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { DELIVERY_JOB_OPTIONS, DeliveryJob, FIRST_ATTEMPT_JOB_ATTEMPTS, QUEUES, RETRY_JOB_ATTEMPTS, WEBHOOK_JOBS } from '@app/queue';
+import { OutboxRelayService } from '@app/domain';
+import { bullMetadata, inContext, isTracing, TraceContext } from '@app/telemetry';
 import { BackoffStrategy, Queue } from 'bullmq';
 /** When a job fails for another reason (the database away, a bug), it is tried again after this long. */
 const UNEXPECTED_FAILURE_DELAY_MS = 5000;
@@ -21,6 +23,17 @@ export const webhookBackoff: BackoffStrategy = (_attemptsMade, _type, err) =>
   err instanceof RetryLater ? Math.max(1, err.delayMs) : UNEXPECTED_FAILURE_DELAY_MS;
 
 /**
+ * Tracing on: a job's telemetry options. With a context, the job continues it; without one (an
+ * event made while tracing was off), the job carries none rather than whatever context is active
+ * where it is queued (a slot freed inside another delivery's attempt). Off: nothing.
+ */
+const telemetryOf = (trace: TraceContext | undefined) => {
+  if (!isTracing()) return {};
+  const metadata = bullMetadata(trace);
+  return metadata ? { telemetry: { metadata } } : { telemetry: { omitContext: true } };
+};
+
+/**
  * The webhook queues' one producer: puts deliveries on their queues; jobs carry the delivery id only, which is also the job id, so
  * a delivery is never queued twice on one queue. First attempts and retries have separate queues
  * (and workers), so a first attempt never waits behind retries to slow endpoints.
@@ -30,16 +43,36 @@ export class DeliveryQueues {
   constructor(
     @InjectQueue(QUEUES.webhookDeliveries) readonly firstAttempts: Queue<DeliveryJob>,
     @InjectQueue(QUEUES.webhookRetries) readonly retries: Queue<DeliveryJob>,
+    private readonly relay: OutboxRelayService,
   ) {}
 
-  /** First attempts, now. A few tries for unexpected errors; anything still lost is the recovery sweep's. */
-  async first(ids: string[]): Promise<void> {
+  /**
+   * Tracing on: each delivery's trace context — the one given (the relay's span, for a new
+   * delivery), else the one stored in its row (the request that made its event). One query, only
+   * for deliveries not given one. Off: nothing, no query.
+   */
+  private async traceContexts(ids: string[], given?: ReadonlyMap<string, TraceContext>): Promise<ReadonlyMap<string, TraceContext> | undefined> {
+    if (!isTracing()) return undefined;
+    const missing = ids.filter((id) => !given?.has(id));
+    if (missing.length === 0) return given;
+    const stored = await this.relay.traceContexts(missing);
+    for (const [id, trace] of given ?? []) stored.set(id, trace);
+    return stored;
+  }
+
+  /**
+   * First attempts, now. A few tries for unexpected errors; anything still lost is the recovery sweep's.
+   * `traces` (tracing on) gives new deliveries' jobs the relay span's context; the others take the
+   * context stored with the delivery.
+   */
+  async first(ids: string[], traces?: ReadonlyMap<string, TraceContext>): Promise<void> {
     if (ids.length === 0) return;
+    const contexts = await this.traceContexts(ids, traces);
     await this.firstAttempts.addBulk(
       ids.map((id) => ({
         name: WEBHOOK_JOBS.deliver,
         data: { deliveryId: id },
-        opts: { ...DELIVERY_JOB_OPTIONS, jobId: id, attempts: FIRST_ATTEMPT_JOB_ATTEMPTS },
+        opts: { ...DELIVERY_JOB_OPTIONS, jobId: id, attempts: FIRST_ATTEMPT_JOB_ATTEMPTS, ...telemetryOf(contexts?.get(id)) },
       })),
     );
   }
@@ -61,10 +94,15 @@ export class DeliveryQueues {
       if (state === 'waiting' || state === 'active' || state === 'prioritized' || state === 'waiting-children') return;
       await existing.remove().catch(() => undefined);
     }
-    await this.retries.add(
-      WEBHOOK_JOBS.deliver,
-      { deliveryId: id },
-      { ...DELIVERY_JOB_OPTIONS, jobId: id, attempts: RETRY_JOB_ATTEMPTS, delay: Math.max(0, delayMs) },
+    // BullMQ's add (unlike addBulk) always carries the context active around it: the stored one is made active for it.
+    const trace = (await this.traceContexts([id]))?.get(id);
+    const { telemetry } = telemetryOf(trace);
+    await inContext(trace, () =>
+      this.retries.add(
+        WEBHOOK_JOBS.deliver,
+        { deliveryId: id },
+        { ...DELIVERY_JOB_OPTIONS, jobId: id, attempts: RETRY_JOB_ATTEMPTS, delay: Math.max(0, delayMs), ...(telemetry?.omitContext ? { telemetry } : {}) },
+      ),
     );
   }
 

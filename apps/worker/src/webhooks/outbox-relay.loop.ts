@@ -6,7 +6,8 @@ import { WebhookSlots } from './webhook-slots';
 import { CHANNELS } from '@app/database';
 import { Metrics, METRICS } from '@app/metrics';
 import type { Counter } from 'prom-client';
-import { DeliveryRecoveryService, OutboxRelayService, RELAY_BATCH_SIZE } from '@app/domain';
+import { DeliveryRecoveryService, OutboxRelayService, RELAY_BATCH_SIZE, TracedEvent } from '@app/domain';
+import { inContext, SpanKind, startChildSpan, TraceContext } from '@app/telemetry';
 
 /** Without a notification (missed while reconnecting, another database client), the loop still looks this often. */
 export const RELAY_POLL_MS = 1000;
@@ -69,9 +70,12 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
   /** One pass: relay everything waiting, queue resends, and now and then recover lost jobs. */
   async tick(): Promise<void> {
     for (;;) {
-      const { events, deliveries } = await this.relay.relayBatch(RELAY_BATCH_SIZE);
+      const startTime = Date.now();
+      const { events, deliveries, traced } = await this.relay.relayBatch(RELAY_BATCH_SIZE);
       // Deliveries of a webhook already at its cap are parked here, without a job (WebhookSlots.admit).
-      await this.queues.first(await this.slots.admit(deliveries));
+      const admitted = await this.slots.admit(deliveries);
+      if (traced.length === 0) await this.queues.first(admitted);
+      else await this.queueTraced(admitted, traced, startTime);
       this.relayed.inc(events);
       if (events < RELAY_BATCH_SIZE || !this.loop.isRunning) break;
     }
@@ -84,6 +88,34 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
     if (Date.now() - this.lastRecovery >= RECOVERY_EVERY_MS) {
       this.lastRecovery = Date.now();
       await this.recover();
+    }
+  }
+
+  /**
+   * Tracing on: one `outbox relay` span per relayed event, a child of the request that made it
+   * (from the outbox row; it starts when the batch was taken), and each admitted delivery's job
+   * carries that span's context, so its attempt is a child of it: one trace from the request to the
+   * attempt. (Jobs queued later — parked ones given a slot, retries, resends, recoveries — carry
+   * the context stored in the delivery row: DeliveryQueues.) The queueing itself (BullMQ's
+   * `addBulk` span) belongs to the event when the batch holds one traced event, to no request otherwise.
+   */
+  private async queueTraced(admitted: string[], traced: TracedEvent[], startTime: number): Promise<void> {
+    const relays = traced.map((e) => ({
+      event: e,
+      started: startChildSpan('outbox relay', {
+        kind: SpanKind.PRODUCER,
+        parent: e,
+        startTime,
+        attributes: { 'outbox.event_id': e.id, 'outbox.event': e.event, 'webhook.deliveries': e.deliveryIds.length },
+      }),
+    }));
+    const contexts = new Map<string, TraceContext>();
+    for (const r of relays) for (const id of r.event.deliveryIds) if (r.started) contexts.set(id, r.started.carried);
+    try {
+      const only = relays.length === 1 ? relays[0].started?.carried : undefined;
+      await inContext(only, () => this.queues.first(admitted, contexts));
+    } finally {
+      for (const r of relays) r.started?.span.end();
     }
   }
 

@@ -10,6 +10,7 @@ import { ScimGroupClaims1764020100000 } from './1764020100000-ScimGroupClaims';
 import { IdempotencyClaims1764030000000 } from './1764030000000-IdempotencyClaims';
 import { ConsoleAccess1764100000000 } from './1764100000000-ConsoleAccess';
 import { DeliveryLogFilters1764110000000 } from './1764110000000-DeliveryLogFilters';
+import { TraceContext1764140000000 } from './1764140000000-TraceContext';
 
 export { CHANNELS } from './channels';
 
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   IdempotencyClaims1764030000000,
   ConsoleAccess1764100000000,
   DeliveryLogFilters1764110000000,
+  TraceContext1764140000000,
 ];

@@ -73,4 +73,11 @@ export class WebhookDeliveryEntity {
 
   @Column({ name: 'finished_at', type: 'timestamptz', precision: 3, nullable: true })
   finishedAt: Date | null;
+
+  /** W3C trace context of the request that made the event (null when tracing was off): each attempt continues its trace. */
+  @Column({ name: 'traceparent', type: 'text', nullable: true, select: false })
+  traceparent: string | null;
+
+  @Column({ name: 'tracestate', type: 'text', nullable: true, select: false })
+  tracestate: string | null;
 }

@@ -1,0 +1,3 @@
+export * from './trace-context';
+export * from './tracing';
+export * from './telemetry.module';
