@@ -202,7 +202,10 @@ export class DeliveriesPageController {
     throw new ConsoleRedirect(`${listPath(conn, hook)}/${logged.delivery.id}?done=resent`);
   }
 
+  /** The webhook and its connection in one query; when that finds nothing, the two lookups one by one say which is missing. */
   private async find(viewer: ConsoleViewer, id: string, wid: string): Promise<{ conn: ConnectionEntity; hook: WebhookEntity }> {
+    const found = await this.webhooks.findWithConnection(viewer.organisationId, id, wid);
+    if (found) return found;
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
     return { conn, hook: await this.webhooks.get(conn.id, wid) };
   }

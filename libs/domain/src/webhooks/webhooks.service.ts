@@ -8,6 +8,7 @@ import { GIVE_UP_REASONS } from './webhook-delivery.entity';
 import { giveUpPending, toWebhook, WEBHOOK_COLUMNS } from './webhook-rows';
 import { parseWebhookUrl } from './webhook-url';
 import { WebhookEntity } from './webhook.entity';
+import { ConnectionEntity } from '../connections/connection.entity';
 
 /** A connection holds at most this many webhooks (removed ones do not count). */
 export const MAX_WEBHOOKS_PER_CONNECTION = 10;
@@ -78,6 +79,36 @@ export class WebhooksService {
       : [];
     if (!row) throw notFound('webhook');
     return toWebhook(row);
+  }
+
+  /**
+   * A webhook of a connection of this organisation, with its connection, in one query (the console's
+   * pages of one webhook load both on every request). Null when either is not there — the
+   * connection is another organisation's or unknown, or the webhook is another connection's,
+   * removed or unknown: callers that must say which look them up one by one.
+   */
+  async findWithConnection(organisationId: string, connectionId: string, id: string): Promise<{ conn: ConnectionEntity; hook: WebhookEntity } | null> {
+    if (!isId(connectionId) || !isId(id)) return null;
+    const [row] = await this.tx.manager.query(
+      `SELECT ${WEBHOOK_COLUMNS.split(', ')
+        .map((c) => `w.${c}`)
+        .join(
+          ', ',
+        )}, c.organisation_id AS connection_organisation_id, c.name AS connection_name, c.scopes AS connection_scopes, c.created_at AS connection_created_at, c.revoked_at AS connection_revoked_at
+         FROM webhooks w JOIN connections c ON c.id = w.connection_id
+        WHERE w.id = $1 AND w.connection_id = $2 AND w.deleted_at IS NULL AND c.organisation_id = $3`,
+      [id, connectionId, organisationId],
+    );
+    if (!row) return null;
+    const conn = Object.assign(new ConnectionEntity(), {
+      id: String(row.connection_id),
+      organisationId: String(row.connection_organisation_id),
+      name: String(row.connection_name),
+      scopes: row.connection_scopes as string[],
+      createdAt: new Date(row.connection_created_at as string),
+      revokedAt: row.connection_revoked_at === null ? null : new Date(row.connection_revoked_at as string),
+    });
+    return { conn, hook: toWebhook(row) };
   }
 
   /** Removes it for good (its secret is wiped) and gives up its queued deliveries with that reason. */
