@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createServer, Server, Socket } from 'node:net';
 import { resolve } from 'node:path';
-import globalSetup from './support/global-setup';
+import { prepareTestRun } from './support/global-setup';
 
 const listen = () =>
   new Promise<Server>((done) => {
@@ -26,7 +26,7 @@ describe('the e2e global setup without its servers', () => {
     process.env.TEST_DATABASE_SERVER_URL = db;
     process.env.REDIS_URL = redis;
     const started = Date.now();
-    const err = await globalSetup().then(
+    const err = await prepareTestRun().then(
       () => undefined,
       (e: Error) => e,
     );

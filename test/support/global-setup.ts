@@ -16,6 +16,12 @@ const done = globalThis as { testDatabaseReady?: boolean };
  */
 export default async function globalSetup(): Promise<void> {
   if (done.testDatabaseReady) return;
+  await prepareTestRun();
+  done.testDatabaseReady = true;
+}
+
+/** The setup itself, every time it is called (test/test-services.e2e-spec.ts calls it with servers that are not there). */
+export async function prepareTestRun(): Promise<void> {
   const problem = await testServicesProblem();
   if (problem) throw new Error(problem);
   const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -34,5 +40,4 @@ export default async function globalSetup(): Promise<void> {
   await ds.initialize();
   await ds.runMigrations();
   await ds.destroy();
-  done.testDatabaseReady = true;
 }

@@ -3,15 +3,18 @@ import './tracing';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { AppConfig } from '@app/config';
-import { installGracefulShutdown } from '@app/logging';
+import { holdStopSignals, installGracefulShutdown } from '@app/logging';
 import { Logger } from 'nestjs-pino';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
+  // The health server answers ready during init, before the shutdown below is installed.
+  const replayStopSignals = holdStopSignals();
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(), { bufferLogs: true });
   const logger = app.get(Logger);
   app.useLogger(logger);
   installGracefulShutdown(app, logger, app.get(AppConfig).shutdownGraceMs, 'worker');
+  replayStopSignals();
   logger.log('worker started');
 }
 

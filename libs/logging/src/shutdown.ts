@@ -20,3 +20,19 @@ export function installGracefulShutdown(app: INestApplicationContext, logger: Lo
     });
   }
 }
+
+/**
+ * For a process that is ready (to a probe) before installGracefulShutdown can run — the worker's
+ * health server listens during Nest's init — a SIGTERM/SIGINT arriving meanwhile is held instead
+ * of killing the process, and sent again by the returned function, once the graceful shutdown is
+ * installed, so it stops as cleanly as a signal sent a moment later.
+ */
+export function holdStopSignals(): () => void {
+  const held: NodeJS.Signals[] = [];
+  const hold = (signal: NodeJS.Signals) => void held.push(signal);
+  for (const signal of SIGNALS) process.on(signal, hold);
+  return () => {
+    for (const signal of SIGNALS) process.off(signal, hold);
+    if (held.length > 0) process.kill(process.pid, held[0]);
+  };
+}
