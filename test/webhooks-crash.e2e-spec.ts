@@ -1,6 +1,6 @@
 import { TransactionHost } from '@app/core';
 import { Outbox } from '@app/events';
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -8,6 +8,7 @@ import { DataSource } from 'typeorm';
 import { makeTenant, startApi, TestApi } from './support/api';
 import { retireDeliveries } from './support/webhook-stand';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { spawnReadyWorker } from './support/webhook-worker';
 
 const ROOT = resolve(__dirname, '..');
 const SLOW = 180_000;
@@ -76,22 +77,7 @@ describe('Webhooks: a worker killed in the middle of a burst', () => {
       NODE_EXTRA_CA_CERTS: receiver.tls.certFile,
     };
     delete env.NODE_TLS_REJECT_UNAUTHORIZED;
-    const child = spawn(process.execPath, [join(buildDir, 'crash-test-worker.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let output = '';
-    child.stderr!.on('data', (d) => (output += d));
-    await new Promise<void>((ok, fail) => {
-      const timer = setTimeout(() => fail(new Error(`worker not ready within 30 s:\n${output}`)), 30_000);
-      child.stdout!.on('data', (d) => {
-        output += d;
-        if (output.includes('worker ready')) {
-          clearTimeout(timer);
-          ok();
-        }
-      });
-      child.once('exit', (code) => fail(new Error(`worker exited with ${code}:\n${output}`)));
-    });
-    return child;
+    return spawnReadyWorker(join(buildDir, 'crash-test-worker.js'), env, children);
   };
 
   it(

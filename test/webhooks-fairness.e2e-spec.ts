@@ -6,7 +6,7 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -16,7 +16,7 @@ import { WebhookSlots } from '../apps/worker/src/webhooks/webhook-slots';
 import { makeTenant, Tenant, TestApi } from './support/api';
 import { MadeHook, retireDeliveries, startReceiverApi, startWebhookStand, WebhookStand } from './support/webhook-stand';
 import { WebhookReceiver } from './support/webhook-receiver';
-import { startWebhookWorker } from './support/webhook-worker';
+import { spawnReadyWorker, startWebhookWorker } from './support/webhook-worker';
 
 const ROOT = resolve(__dirname, '..');
 const SLOW = 120_000;
@@ -178,22 +178,7 @@ describe('Fair delivery: the leases of a SIGKILLed worker expire by themselves',
   const startChild = async (): Promise<ChildProcess> => {
     const env: NodeJS.ProcessEnv = { ...process.env, ...settings, HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_EXTRA_CA_CERTS: receiver.tls.certFile };
     delete env.NODE_TLS_REJECT_UNAUTHORIZED;
-    const child = spawn(process.execPath, [join(buildDir, 'fairness-worker.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let output = '';
-    child.stderr!.on('data', (d) => (output += d));
-    await new Promise<void>((ok, fail) => {
-      const timer = setTimeout(() => fail(new Error(`worker not ready within 30 s:\n${output}`)), 30_000);
-      child.stdout!.on('data', (d) => {
-        output += d;
-        if (output.includes('worker ready')) {
-          clearTimeout(timer);
-          ok();
-        }
-      });
-      child.once('exit', (code) => fail(new Error(`worker exited with ${code}:\n${output}`)));
-    });
-    return child;
+    return spawnReadyWorker(join(buildDir, 'fairness-worker.js'), env, children);
   };
 
   it(
