@@ -1,14 +1,17 @@
 import { TransactionHost } from '@app/core';
 import { Outbox } from '@app/events';
-import { ChildProcess, execFileSync } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, TestApi } from './support/api';
 import { retireDeliveries } from './support/webhook-stand';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { spawnReadyWorker } from './support/webhook-worker';
+
+// Plain JS: `npm run build`'s own function, so the spec's workers run the same build.
+const { buildInto } = require('../scripts/build') as { buildInto: (distDir: string) => void };
 
 const ROOT = resolve(__dirname, '..');
 const SLOW = 180_000;
@@ -48,13 +51,8 @@ describe('Webhooks: a worker killed in the middle of a burst', () => {
     receiver = await WebhookReceiver.start();
     api = await startApi({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' });
     db = api.app.get(DataSource);
-    rmSync(buildDir, { recursive: true, force: true });
-    mkdirSync(buildDir, { recursive: true });
-    execFileSync(
-      process.execPath,
-      [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', buildDir, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
-      { cwd: ROOT, stdio: 'inherit' },
-    );
+    // The same build as `npm run build`, into a directory of its own.
+    buildInto(buildDir);
     writeFileSync(join(buildDir, 'crash-test-worker.js'), CHILD);
   }, SLOW);
 

@@ -6,9 +6,9 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
-import { ChildProcess, execFileSync } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { OutboxRelayLoop } from '../apps/worker/src/webhooks/outbox-relay.loop';
@@ -17,6 +17,9 @@ import { makeTenant, Tenant, TestApi } from './support/api';
 import { MadeHook, retireDeliveries, startReceiverApi, startWebhookStand, WebhookStand } from './support/webhook-stand';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { spawnReadyWorker, startWebhookWorker } from './support/webhook-worker';
+
+// Plain JS: `npm run build`'s own function, so the spec's workers run the same build.
+const { buildInto } = require('../scripts/build') as { buildInto: (distDir: string) => void };
 
 const ROOT = resolve(__dirname, '..');
 const SLOW = 120_000;
@@ -155,13 +158,8 @@ describe('Fair delivery: the leases of a SIGKILLed worker expire by themselves',
   beforeAll(async () => {
     ({ api, receiver } = await startReceiverApi(settings));
     redis = new Redis(api.config.redisUrl, { maxRetriesPerRequest: 1 });
-    rmSync(buildDir, { recursive: true, force: true });
-    mkdirSync(buildDir, { recursive: true });
-    execFileSync(
-      process.execPath,
-      [require.resolve('@swc/cli/bin/swc.js'), 'apps', 'libs', '-d', buildDir, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
-      { cwd: ROOT, stdio: 'inherit' },
-    );
+    // The same build as `npm run build`, into a directory of its own.
+    buildInto(buildDir);
     writeFileSync(join(buildDir, 'fairness-worker.js'), CHILD);
   }, SLOW);
 
