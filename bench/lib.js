@@ -85,6 +85,16 @@ const machine = () => ({
 
 // ---- child processes ----
 
+/**
+ * CPU time process `pid` has used so far, in ms: utime + stime from /proc/<pid>/stat (fields 14 and
+ * 15, in clock ticks; USER_HZ is 100 on Linux). Read around a measured slice, it gives the CPU a
+ * request costs the process, which moves far less with other work on a shared machine than req/s.
+ */
+function cpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 const children = new Set();
 const exited = (proc) => proc.exitCode !== null || proc.signalCode !== null;
 
@@ -95,10 +105,17 @@ function track(proc) {
   return proc;
 }
 
-/** `node …args` in the checkout with `env`, every line of its stdout and stderr printed as `[name] line`. */
-function start(name, args, env) {
-  const proc = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const s of [proc.stdout, proc.stderr]) readline.createInterface({ input: s }).on('line', (l) => process.stdout.write(`[${name}] ${l}\n`));
+/**
+ * `node …args` in the checkout with `env`, every line of its stdout and stderr printed as `[name] line`.
+ * With `stdoutFile`, its stdout goes to that file instead (truncated first): a process logging one line
+ * per request at info must not have the load generator read and reprint its log (a container's log
+ * collector is another process, not the client), and the file lets a bench count the lines.
+ */
+function start(name, args, env, { stdoutFile } = {}) {
+  const out = stdoutFile ? fs.openSync(stdoutFile, 'w') : 'pipe';
+  const proc = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', out, 'pipe'] });
+  if (stdoutFile) fs.closeSync(out);
+  for (const s of [proc.stdout, proc.stderr]) if (s) readline.createInterface({ input: s }).on('line', (l) => process.stdout.write(`[${name}] ${l}\n`));
   return track(proc);
 }
 
@@ -261,6 +278,7 @@ function writeResults(name, report, md, title) {
 
 module.exports = {
   admin,
+  cpuMs,
   compileInto,
   ensureCert,
   freePort,

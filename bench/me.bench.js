@@ -21,14 +21,15 @@ const SETTINGS = {
   slice_s: Number(process.env.BENCH_SLICE || 5),
   pipelining: 1,
   keep_alive: true,
-  api_log_level: 'warn',
+  api_log_level: 'info',
+  api_beside_log_level: 'warn',
   api_node_env: 'production',
   auth_cache_ttl_s: Number(process.env.AUTH_CACHE_TTL_SECONDS || 60),
   database_url: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/integrations_bench',
   redis_url: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
   redis_prefix: 'iabench',
 };
-const TARGET = { min_ratio_to_bare_nest: 0.75, max_p99_ms: 25 };
+const TARGET = { min_ratio_to_bare_nest: 0.85, max_p99_ms: 25 };
 
 const say = (msg) => process.stdout.write(`[bench] ${msg}\n`);
 const { sleep } = lib;
@@ -90,15 +91,19 @@ function cannon(url, headers, duration) {
 
 async function warmUp(target) {
   say(`${target.name}: warm-up ${SETTINGS.warmup_s} s…`);
-  await cannon(target.url, target.headers, SETTINGS.warmup_s);
+  const r = await cannon(target.url, target.headers, SETTINGS.warmup_s);
+  target.answers += r['2xx'];
 }
 
 /** One measured slice; any non-2xx answer, error or timeout fails the benchmark. */
 async function measureSlice(target) {
+  const cpuBefore = lib.cpuMs(target.proc.pid);
   const r = await cannon(target.url, target.headers, SETTINGS.slice_s);
+  r.cpu_ms = lib.cpuMs(target.proc.pid) - cpuBefore;
   if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
     throw new Error(`${target.name} answered ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts: the numbers are not valid`);
   }
+  target.answers += r['2xx'];
   return r;
 }
 
@@ -112,6 +117,7 @@ function combineSlices(target, round, slices) {
     requests,
     seconds: +seconds.toFixed(2),
     slices: slices.length,
+    cpu_us_per_request: Math.round((slices.reduce((n, r) => n + r.cpu_ms, 0) * 1000) / requests),
     latency_ms: {
       p50: median(slices.map((r) => r.latency.p50)),
       p99: median(slices.map((r) => r.latency.p99)),
@@ -122,7 +128,9 @@ function combineSlices(target, round, slices) {
     errors: 0,
     timeouts: 0,
   };
-  say(`round ${round} ${target.name}: ${result.rps} req/s, p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms`);
+  say(
+    `round ${round} ${target.name}: ${result.rps} req/s, p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms, ${result.cpu_us_per_request} µs CPU/request`,
+  );
   return result;
 }
 
@@ -135,19 +143,32 @@ function median(xs) {
 function summarise(runs) {
   return {
     rps: Math.round(median(runs.map((r) => r.rps))),
+    cpu_us_per_request: median(runs.map((r) => r.cpu_us_per_request)),
     latency_ms: { p50: median(runs.map((r) => r.latency_ms.p50)), p99: median(runs.map((r) => r.latency_ms.p99)) },
     non_2xx: runs.reduce((n, r) => n + r.non_2xx, 0),
     rounds: runs,
   };
 }
 
-async function startApiTarget(tls, tenant) {
+/**
+ * The api at `level`; its stdout (the JSON log, one request line per call at info) goes to a file,
+ * as a container runtime would take it, never through the load generator.
+ */
+async function startApiTarget(name, level, tls, tenant) {
   const port = await lib.freePort(HOST);
-  const proc = lib.start('api', ['dist/apps/api/src/main.js'], apiEnv({ ...tls, PORT: String(port), METRICS_PORT: '0' }));
-  await waitFor('api', proc, port, '/health/ready');
+  const log = path.join(work, `me-${name}.log`);
+  const proc = lib.start(name, ['dist/apps/api/src/main.js'], apiEnv({ ...tls, LOG_LEVEL: level, PORT: String(port), METRICS_PORT: '0' }), { stdoutFile: log });
+  await waitFor(name, proc, port, '/health/ready');
   const me = await get(port, '/v1/me', { authorization: `Bearer ${tenant.key}` });
   if (me.status !== 200) throw new Error(`GET /v1/me with the bench key answered ${me.status}: ${me.body}`);
-  return { name: 'api', proc, port, body: me.body };
+  return { name, proc, port, body: me.body, log, level, answers: 1 }; // answers: 2xx GET /v1/me so far
+}
+
+/** The `GET /v1/me` request lines in an api's log file (read after the api has stopped and flushed). */
+function requestLinesIn(file) {
+  let n = 0;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) if (line.includes('"request completed"') && line.includes('"path":"/v1/me"')) n++;
+  return n;
 }
 
 async function startReference(kind, tls, bodyFile, body) {
@@ -155,25 +176,29 @@ async function startReference(kind, tls, bodyFile, body) {
   const proc = lib.start(kind, [path.join(__dirname, 'reference-servers.js'), kind], { ...process.env, ...tls, PORT: String(port), BODY_FILE: bodyFile });
   const first = await waitFor(kind, proc, port, '/v1/me');
   if (!first.body.equals(body)) throw new Error(`${kind} does not answer the api's body byte for byte`);
-  return { name: kind, proc, port };
+  return { name: kind, proc, port, answers: 0 };
 }
 
 function markdown(report) {
-  const { targets: t, ratios, target_met: met, settings: s } = report;
+  const { targets: t, ratios, target_met: met, settings: s, request_lines: lines } = report;
   const pct = (x) => `${Math.round(x * 100)}%`;
-  const row = (label, r, vsNest, vsNode) => `| ${label} | ${r.rps} | ${r.latency_ms.p50} | ${r.latency_ms.p99} | ${r.non_2xx} | ${vsNest} | ${vsNode} |`;
+  const row = (label, r, vsNest, vsNode) =>
+    `| ${label} | ${r.rps} | ${r.latency_ms.p50} | ${r.latency_ms.p99} | ${r.non_2xx} | ${vsNest} | ${vsNode} | ${r.cpu_us_per_request} | ${pct(t.bare_nest.cpu_us_per_request / r.cpu_us_per_request)} |`;
   return [
     `- run ${report.date} on ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, commit ${report.commit ?? '?'}, load average before ${report.machine.load_average_1m_before}`,
     `- ${s.connections} connections, pipelining ${s.pipelining}, HTTPS keep-alive; each target warmed up ${s.warmup_s} s, then ${s.rounds} rounds of ${s.duration_s} s per target, each cut in ${s.slice_s} s slices alternating between the targets in rotating order (one target under load at a time, load generator on the same machine); figures are medians over the rounds`,
-    `- api: NODE_ENV=${s.api_node_env}, LOG_LEVEL=${s.api_log_level}, AUTH_CACHE_TTL_SECONDS=${s.auth_cache_ttl_s}, local Postgres and Redis`,
+    `- api: NODE_ENV=${s.api_node_env}, AUTH_CACHE_TTL_SECONDS=${s.auth_cache_ttl_s}, local Postgres and Redis, stdout to a file; measured at LOG_LEVEL=${s.api_log_level} (the level operators run: one JSON request line per call) and, beside it, at LOG_LEVEL=${s.api_beside_log_level} (no request lines)`,
     '',
-    '| target | req/s (median of rounds) | p50 ms | p99 ms | non-2xx | vs bare Nest | vs bare node |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    "| target | req/s (median of rounds) | p50 ms | p99 ms | non-2xx | vs bare Nest | vs bare node | CPU µs per request | bare Nest's CPU per request ÷ this one's |",
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     row('bare node:https', t.bare_node, pct(t.bare_node.rps / t.bare_nest.rps), '100%'),
     row('bare NestJS 11 (express, no guard)', t.bare_nest, '100%', pct(t.bare_nest.rps / t.bare_node.rps)),
-    row('**api** (bearer guard + GET /v1/me)', t.api, pct(ratios.api_to_bare_nest), pct(ratios.api_to_bare_node)),
+    row(`**api** at ${s.api_log_level} (bearer guard + GET /v1/me + request line)`, t.api, pct(ratios.api_to_bare_nest), pct(ratios.api_to_bare_node)),
+    row(`api at ${s.api_beside_log_level}`, t.api_beside, pct(ratios.api_beside_to_bare_nest), pct(t.api_beside.rps / t.bare_node.rps)),
     '',
-    `api ÷ bare Nest, round by round: ${ratios.api_to_bare_nest_by_round.map(pct).join(', ')}.`,
+    `api (${s.api_log_level}) ÷ bare Nest, round by round: ${ratios.api_to_bare_nest_by_round.map(pct).join(', ')}; api (${s.api_beside_log_level}) ÷ bare Nest: ${ratios.api_beside_to_bare_nest_by_round.map(pct).join(', ')}.`,
+    "CPU per request is the server process's own user + system time during its slices (from /proc) over the requests it answered: the load generator and other work on the machine take CPU from whichever target is loaded, so req/s moves with them, while the CPU a request costs the server does not. Bare Nest's CPU per request ÷ a target's is the share of bare Nest's req/s it would reach with a core to itself.",
+    `Request lines in the ${s.api_log_level} api's log for GET /v1/me: ${lines.logged} for ${lines.answered} answers (each one logged: ${lines.logged >= lines.answered ? 'yes' : 'NO'}; lines beyond the answers are requests still in flight when a slice's client stopped, answered and logged but not counted by it).`,
     '',
     `Target (api ≥ ${pct(TARGET.min_ratio_to_bare_nest)} of bare Nest req/s and p99 < ${TARGET.max_p99_ms} ms): **${met ? 'met' : 'not met'}**.`,
     '',
@@ -187,10 +212,11 @@ async function main() {
   const tls = await ensureCert();
   const tenant = makeTenant();
   // All three run for the whole benchmark (idle when not loaded); only one is under load at a time.
-  const api = await startApiTarget(tls, tenant);
+  const api = await startApiTarget('api', SETTINGS.api_log_level, tls, tenant);
+  const apiBeside = await startApiTarget(`api-${SETTINGS.api_beside_log_level}`, SETTINGS.api_beside_log_level, tls, tenant);
   const bodyFile = path.join(work, 'me-body.json');
   fs.writeFileSync(bodyFile, api.body);
-  const targets = [api, await startReference('bare-nest', tls, bodyFile, api.body), await startReference('bare-node', tls, bodyFile, api.body)];
+  const targets = [api, apiBeside, await startReference('bare-nest', tls, bodyFile, api.body), await startReference('bare-node', tls, bodyFile, api.body)];
   for (const t of targets) Object.assign(t, { url: `https://${HOST}:${t.port}/v1/me`, headers: { authorization: `Bearer ${tenant.key}` } });
   for (const t of targets) await warmUp(t);
   // Each round gives every target duration_s of load, cut in slices of slice_s that alternate
@@ -209,11 +235,17 @@ async function main() {
     for (const t of targets) runs[t.name].push(combineSlices(t, round, parts[t.name]));
   }
   await sleep(1000); // let requests still queued finish before anything shuts down
-  const [apiR, nestR, nodeR] = ['api', 'bare-nest', 'bare-node'].map((n) => summarise(runs[n]));
+  // Every answer the info api gave (warm-up and slices; autocannon counts 2xx answers in `2xx`) must
+  // have its request line in the log, read once the api has stopped (SIGTERM: its log is flushed).
+  await lib.stop(api.proc);
+  const requestLines = { answered: api.answers, logged: requestLinesIn(api.log) };
+  const [apiR, besideR, nestR, nodeR] = ['api', apiBeside.name, 'bare-nest', 'bare-node'].map((n) => summarise(runs[n]));
   const ratios = {
     api_to_bare_nest: +(apiR.rps / nestR.rps).toFixed(3),
     api_to_bare_node: +(apiR.rps / nodeR.rps).toFixed(3),
     api_to_bare_nest_by_round: runs.api.map((r, i) => +(r.rps / runs['bare-nest'][i].rps).toFixed(3)),
+    api_beside_to_bare_nest: +(besideR.rps / nestR.rps).toFixed(3),
+    api_beside_to_bare_nest_by_round: runs[apiBeside.name].map((r, i) => +(r.rps / runs['bare-nest'][i].rps).toFixed(3)),
   };
   const report = {
     benchmark: 'GET /v1/me (authenticated, HTTPS)',
@@ -221,7 +253,8 @@ async function main() {
     commit: lib.gitCommit(),
     machine: { load_average_1m_before: +load.toFixed(2), ...lib.machine(), platform: `${os.platform()} ${os.release()}` },
     settings: { ...SETTINGS, response_bytes: api.body.length, tls: 'self-signed RSA 2048, the same certificate for all three' },
-    targets: { bare_node: nodeR, bare_nest: nestR, api: apiR },
+    targets: { bare_node: nodeR, bare_nest: nestR, api: apiR, api_beside: besideR },
+    request_lines: requestLines,
     ratios,
     target: TARGET,
     target_met: ratios.api_to_bare_nest >= TARGET.min_ratio_to_bare_nest && apiR.latency_ms.p99 < TARGET.max_p99_ms,
