@@ -57,10 +57,10 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
   // request id, request line, the key check and the connection's rate limit (before routing, so that an unknown path, a wrong
   // method or a bad body is refused 401 like any call without a valid key, and no body is read
   // for such a caller), then body parsing, which passes a request without a body straight on.
-  const startLog = requestLog(() => PinoLogger.root);
   // Filled once the routes are registered (below); read only when a request finishes.
   const routes = new RouteTable();
-  const observe = config.metrics.enabled ? requestMetrics(app.get(Metrics), routes) : undefined;
+  // The request line and the request metrics share one `finish` listener and one clock reading.
+  const startLog = requestLog(() => PinoLogger.root, config.metrics.enabled ? requestMetrics(app.get(Metrics), routes) : undefined);
   const parseBody = bodyParsing({
     multipartPaths: MULTIPART_PATHS,
     urlencodedPaths: URLENCODED_PATHS,
@@ -72,7 +72,6 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
   app.use((req: Request, res: Response, next: NextFunction) => {
     assignRequestId(req, res);
     startLog(req, res);
-    observe?.(req, res);
     watchBody(req, res);
     if (refuseLargeHead(req, res)) return;
     if (req.headers.host === undefined && req.httpVersion === '1.1') {

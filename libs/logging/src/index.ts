@@ -1,3 +1,4 @@
 export * from './logging.module';
 export * from './shutdown';
 export * from './request-log';
+export * from './log-destination';

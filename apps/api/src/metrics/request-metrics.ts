@@ -1,9 +1,7 @@
 import { RouteTable } from '@app/http';
 import { Metrics, METRICS } from '@app/metrics';
+import type { RequestObserver } from '@app/logging';
 import type { Request, Response } from 'express';
-
-const STARTED = Symbol('metricsStarted');
-type Timed = Response & { [STARTED]?: bigint };
 
 /** The label of a request no route serves: never its path. */
 export const UNMATCHED = 'unmatched';
@@ -36,23 +34,24 @@ export function scimOperation(route: string, method: string): ScimOperation | un
 const outcomeOf = (status: number): string => (status >= 500 ? 'server_error' : status >= 400 ? 'client_error' : 'success');
 
 /**
- * The api's request metrics, written on `finish` by one shared listener (as the request line is):
- * duration by method, route template and status, and SCIM operations. The route is the one the
+ * The api's request metrics, observed on `finish` by the request line's own listener (requestLog's
+ * observer: one listener and one clock reading per request for both): duration by method, route
+ * template and status, and SCIM operations. The route is the one the
  * router matched, or for a call answered before routing (a refused key, a bad body) the template
  * that would have served it; a path no route serves is `unmatched`. Label children are cached, so a
  * request costs one map lookup and one observation.
  */
-export function requestMetrics(metrics: Metrics, routes: RouteTable): (req: Request, res: Response) => void {
+export function requestMetrics(metrics: Metrics, routes: RouteTable): RequestObserver {
   const duration = metrics.histogram(METRICS.httpRequestDuration);
   const scim = metrics.counter(METRICS.scimOperations);
   const children = new Map<string, { observe(v: number): void; scim?: { inc(): void } }>();
 
-  function onFinish(this: Timed): void {
-    const req = this.req as Request;
+  return (res: Response, elapsedNs: bigint): void => {
+    const req = res.req as Request;
     const method = req.method;
     const route = (req.route as { path?: unknown } | undefined)?.path;
     const template = typeof route === 'string' ? route : (routes.templateOf(req.path, method) ?? UNMATCHED);
-    const status = this.statusCode;
+    const status = res.statusCode;
     const key = `${method} ${status} ${template}`;
     let child = children.get(key);
     if (!child) {
@@ -61,12 +60,7 @@ export function requestMetrics(metrics: Metrics, routes: RouteTable): (req: Requ
       child = { observe: (v: number) => histogram.observe(v), scim: op ? scim.labels({ ...op, outcome: outcomeOf(status) }) : undefined };
       children.set(key, child);
     }
-    child.observe(Number(process.hrtime.bigint() - (this[STARTED] ?? 0n)) / 1e9);
+    child.observe(Number(elapsedNs) / 1e9);
     child.scim?.inc();
-  }
-
-  return (_req: Request, res: Response): void => {
-    (res as Timed)[STARTED] = process.hrtime.bigint();
-    res.on('finish', onFinish);
   };
 }
