@@ -58,7 +58,7 @@ export class PubSub implements OnApplicationShutdown {
   }
 
   private createSubscriber(): Redis {
-    const sub = this.redis.duplicate({ connectionName: 'integrations-sub' });
+    const sub = this.redis.duplicate({ connectionName: 'integrations-sub', enableAutoPipelining: false });
     sub.on('message', (channel: string, raw: string) => this.deliver(channel, raw));
     sub.on('close', () => {
       this.subscribed = false;
