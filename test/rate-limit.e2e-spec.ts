@@ -1,3 +1,5 @@
+import { ConnectionRateLimit } from '@app/auth';
+import { AppConfig } from '@app/config';
 import { REDIS } from '@app/redis';
 import Redis from 'ioredis';
 import { makeTenant, startApi, Tenant, TestApi, useApi } from './support/api';
@@ -113,6 +115,37 @@ describe('per-connection rate limit (issue 14 item 5)', () => {
     const again = await me(t);
     expect(again.status).toBe(200);
     expect(again.headers['ratelimit']).toMatch(RATE_LIMIT);
+  });
+
+  it('calls that arrive in one turn take their tokens in one script call per bucket, each answered as if taken in turn', async () => {
+    const t = await makeTenant(api.app);
+    const other = await makeTenant(api.app);
+    const limit = api.app.get(ConnectionRateLimit);
+    const rest = api.app.get(AppConfig).rateLimits.rest;
+    const redis = api.app.get<Redis>(REDIS);
+    const scripts = jest.spyOn(redis, 'evalsha');
+    try {
+      // Eight calls of one connection and two of another, all in this turn: a bucket of 5 (1 a second).
+      const found = await Promise.all([
+        ...Array.from({ length: 8 }, () => limit.take(rest, t.connectionId)),
+        limit.take(rest, other.connectionId),
+        limit.take(rest, other.connectionId),
+      ]);
+      expect(scripts).toHaveBeenCalledTimes(2); // one per bucket, not one per call
+      const mine = found.slice(0, 8);
+      expect(mine.map((f) => f?.taken)).toEqual([true, true, true, true, true, false, false, false]);
+      // Calls left behind each taker: 4, 3, 2, 1, 0 (plus whatever refilled meanwhile); the refused see what is left.
+      expect(mine.map((f) => Math.floor(f!.tokens))).toEqual([4, 3, 2, 1, 0, 0, 0, 0]);
+      expect(found.slice(8).map((f) => [f?.taken, Math.floor(f!.tokens)])).toEqual([
+        [true, 4],
+        [true, 3],
+      ]);
+    } finally {
+      scripts.mockRestore();
+    }
+    // The bucket in Redis holds the same: the next call through the api finds it empty.
+    const next = await me(t);
+    expect(next.status).toBe(429);
   });
 
   it("SCIM has a bucket of its own: emptying it leaves REST untouched, and its 429 is RFC 7644's error", async () => {
