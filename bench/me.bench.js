@@ -47,7 +47,7 @@ function apiEnv(extra = {}) {
     REDIS_URL: SETTINGS.redis_url,
     REDIS_PREFIX: SETTINGS.redis_prefix,
     AUTH_CACHE_TTL_SECONDS: String(SETTINGS.auth_cache_ttl_s),
-    // Buckets no load here can empty: the bench measures the rate limit's cost (one EVALSHA a call), never its 429s.
+    // Buckets no load here can empty: the bench measures the rate limit's cost (a Redis script call per busy bucket per turn), never its 429s.
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '10000000',
     SCIM_RATE_LIMIT_PER_SECOND: '1000000',
