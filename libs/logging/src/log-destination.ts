@@ -29,10 +29,12 @@ type Boom = ReturnType<typeof pino.destination>;
  * - A stdout that is gone (EPIPE: the log collector exited) is not a crash: logging stops, once said on
  *   stderr, and the process goes on serving.
  *
- * One per process and file descriptor: every Nest application made in the process (tests make many)
- * shares it and its one exit handler.
+ * One per process and file descriptor: every Nest application made in the process shares it and its
+ * one exit handler, also across module registries (jest loads this module afresh for every test file
+ * of a run, in one process): the registry of destinations hangs off `globalThis`.
  */
 export function batchedLogDestination(fd = 1): LogDestination {
+  const destinations = ((globalThis as Record<symbol, Map<number, LogDestination> | undefined>)[REGISTRY] ??= new Map());
   let destination = destinations.get(fd);
   if (!destination) {
     destination = new BatchedDestination(fd);
@@ -41,7 +43,7 @@ export function batchedLogDestination(fd = 1): LogDestination {
   return destination;
 }
 
-const destinations = new Map<number, BatchedDestination>();
+const REGISTRY = Symbol.for('integrations-api.batchedLogDestinations');
 
 class BatchedDestination implements LogDestination {
   private readonly boom: Boom;
