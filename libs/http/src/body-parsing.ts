@@ -98,5 +98,12 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
     next();
   };
   const parse = composeMiddleware(checkType, parseJson, parseForm, checkParsed, onError);
-  return (req, res, next) => (hasBody(req) ? parse(req, res, next) : next());
+  return (req, res, next) => {
+    if (hasBody(req)) return parse(req, res, next);
+    // Nothing to read, but a request never read is still open to Node when the answer finishes: it
+    // then dumps it and waits for its 'end' with a listener of its own (clearIncoming). Reading its
+    // empty body now ends it before that.
+    req.resume();
+    next();
+  };
 }
