@@ -255,7 +255,8 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
   const { NestFactory } = require('@nestjs/core');
   const { WorkerModule } = req('apps/worker/src/worker.module');
   const { TranslationProcessor } = req('apps/worker/src/processors/translation.processor');
-  const { LibreTranslateEngine, TRANSLATION_JOBS, TranslationQueue } = req('libs/domain/src/documents');
+  const { LibreTranslateEngine, TranslationQueue } = req('libs/domain/src/documents');
+  const { TRANSLATION_JOBS } = req('libs/queue/src');
   const insertDocuments = async (n) =>
     (
       await db.query(
