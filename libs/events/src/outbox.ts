@@ -32,4 +32,29 @@ export class Outbox {
     );
     return row.id as string;
   }
+
+  /**
+   * A change and its event in one statement (one round trip; atomic without a transaction of its
+   * own): `change` is a data-modifying statement with RETURNING (e.g. `UPDATE … RETURNING id`) over
+   * `params` ($1…$n); the event's row is written, as `emit` writes it, only if `change` returned a
+   * row. Answers whether it did.
+   */
+  async emitIfChanged<E extends EventName>(
+    manager: EntityManager,
+    change: string,
+    params: unknown[],
+    organisationId: string,
+    event: E,
+    data: EventPayloads[E],
+  ): Promise<boolean> {
+    const trace = currentTraceContext();
+    const n = params.length;
+    const rows: unknown[] = await manager.query(
+      `WITH changed AS (${change})
+       INSERT INTO outbox_events (organisation_id, event, data, occurred_at, traceparent, tracestate)
+       SELECT $${n + 1}::bigint, $${n + 2}::text, $${n + 3}::jsonb, now(), $${n + 4}::text, $${n + 5}::text WHERE EXISTS (SELECT 1 FROM changed) RETURNING id`,
+      [...params, organisationId, event, JSON.stringify(data), trace.traceparent, trace.tracestate],
+    );
+    return rows.length > 0;
+  }
 }

@@ -94,21 +94,17 @@ export class DocumentTranslatorService {
     return rows[0] ?? null;
   }
 
+  /** The translation and its `document.translated` event, in one statement (the Outbox's emitIfChanged): both or neither. */
   private async store(doc: Claimed, translation: Buffer): Promise<boolean> {
-    return this.tx.run(async (m) => {
-      const [rows]: [unknown[], number] = await m.query(
-        `UPDATE documents SET state = 'translated', translated = $2, translated_bytes = $3, translated_at = now(), updated_at = now()
-         WHERE id = $1 AND state = 'translating' RETURNING id`,
-        [doc.id, translation, translation.length],
-      );
-      if (rows.length === 0) return false;
-      await this.outbox.emit(m, String(doc.organisation_id), 'document.translated', {
-        document_id: String(doc.id),
-        case_id: String(doc.case_id),
-        language: doc.target_language,
-      });
-      return true;
-    });
+    return this.outbox.emitIfChanged(
+      this.tx.manager,
+      `UPDATE documents SET state = 'translated', translated = $2, translated_bytes = $3, translated_at = now(), updated_at = now()
+       WHERE id = $1 AND state = 'translating' RETURNING id`,
+      [doc.id, translation, translation.length],
+      String(doc.organisation_id),
+      'document.translated',
+      { document_id: String(doc.id), case_id: String(doc.case_id), language: doc.target_language },
+    );
   }
 
   private async fail(documentId: string, reason: string): Promise<void> {
