@@ -244,7 +244,11 @@ async function measureUploads(db, baseEnv) {
       });
     }
   }
-  return { settings: { ...UPLOAD, builds: Object.fromEntries(builds.map((b) => [b.name, path.relative(root, b.dir) || '.'])) }, samples, results };
+  return {
+    settings: { ...UPLOAD, builds: Object.fromEntries(builds.map((b) => [b.name, b.dir.startsWith(root) ? path.relative(root, b.dir) || '.' : b.dir])) },
+    samples,
+    results,
+  };
 }
 
 // ---- worker: documents per second through the worker beside the adapter alone ----
