@@ -32,4 +32,46 @@ export class Outbox {
     );
     return row.id as string;
   }
+
+  /**
+   * A change and its event in one statement (one round trip; atomic without a transaction of its
+   * own): `change` is a data-modifying statement with RETURNING (e.g. `UPDATE … RETURNING id`) over
+   * `params` ($1…$n); the event's row is written, as `emit` writes it, only if `change` returned a
+   * row. Answers whether it did.
+   */
+  async emitIfChanged<E extends EventName>(
+    manager: EntityManager,
+    change: string,
+    params: unknown[],
+    organisationId: string,
+    event: E,
+    data: EventPayloads[E],
+  ): Promise<boolean> {
+    const trace = currentTraceContext();
+    const n = params.length;
+    const rows: unknown[] = await manager.query(
+      `WITH changed AS (${change})
+       INSERT INTO outbox_events (organisation_id, event, data, occurred_at, traceparent, tracestate)
+       SELECT $${n + 1}::bigint, $${n + 2}::text, $${n + 3}::jsonb, now(), $${n + 4}::text, $${n + 5}::text WHERE EXISTS (SELECT 1 FROM changed) RETURNING id`,
+      [...params, organisationId, event, JSON.stringify(data), trace.traceparent, trace.tracestate],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Like emitIfChanged for many rows at once: `change` (a data-modifying statement over `params`)
+   * returns, for each row it changed, the event's `organisation_id`, `data` (jsonb: the payload of
+   * `event`, as emit would write it) and the trace context (`traceparent`, `tracestate`, null when
+   * none) of the work that caused it; one `event` row is written for each, in the same statement.
+   * Answers the data of the events written.
+   */
+  async emitForEachChanged<E extends EventName>(manager: EntityManager, change: string, params: unknown[], event: E): Promise<Array<EventPayloads[E]>> {
+    const rows: Array<{ data: EventPayloads[E] }> = await manager.query(
+      `WITH changed AS (${change})
+       INSERT INTO outbox_events (organisation_id, event, data, occurred_at, traceparent, tracestate)
+       SELECT organisation_id, $${params.length + 1}::text, data, now(), traceparent, tracestate FROM changed RETURNING data`,
+      [...params, event],
+    );
+    return rows.map((r) => r.data);
+  }
 }

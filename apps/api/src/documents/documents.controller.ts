@@ -53,7 +53,7 @@ export class DocumentsController {
     const { body, upload } = input;
     const fields = upload ? await validate(DocumentCreateFormDto, body) : await validate(DocumentCreateTextDto, body);
     const content = upload
-      ? { kind: 'file' as const, content: upload.content, name: upload.name, declaredType: upload.declaredType }
+      ? { kind: 'file' as const, file: upload.file, name: upload.name, declaredType: upload.declaredType }
       : { kind: 'text' as const, text: (fields as DocumentCreateTextDto).text, format: (fields as DocumentCreateTextDto).format };
     const created = await this.documents.create(p.organisationId, p.connectionId, {
       caseId: fields.case_id,

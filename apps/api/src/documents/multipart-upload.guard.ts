@@ -1,6 +1,6 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { readMultipart, UploadedDocument } from './multipart-upload';
 
 export type DocumentRequest = Request & { documentUpload?: UploadedDocument };
@@ -12,7 +12,7 @@ const isMultipart = (req: Request) => (req.headers['content-type'] ?? '').toLowe
  * Idempotency-Key fingerprint can include the file's hash (interceptors run after guards, and
  * the interceptor fingerprints before the handler). It runs after the global bearer guard, so
  * nothing is read from a caller without a valid key and the scope. JSON requests pass through.
- * The form fields become `req.body`; the file is `req.documentUpload`.
+ * The form fields become `req.body`; the file, spooled to a temporary file, is `req.documentUpload`.
  */
 @Injectable()
 export class MultipartUploadGuard implements CanActivate {
@@ -22,6 +22,10 @@ export class MultipartUploadGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<DocumentRequest>();
     if (!isMultipart(req)) return true;
     const { fields, file } = await readMultipart(req, this.config.documentMaxFileBytes);
+    // The spooled file lives as long as the request: closed (its space freed) once the answer is sent or the connection is gone.
+    const res = context.switchToHttp().getResponse<Response>();
+    if (res.closed) void file.file.close();
+    else res.once('close', () => void file.file.close());
     req.body = fields;
     req.documentUpload = file;
     return true;

@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Outbox } from '@app/events';
+import { currentTraceContext } from '@app/telemetry';
 import { randomUUID } from 'node:crypto';
 import { TransactionHost } from '@app/core';
 import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
 import { TranslationEngine, TranslationEngineError } from './engines/translation-engine';
 import { DocumentContentError, DocumentFormat } from './formats/document-format';
 import { FORMAT_HANDLERS } from './formats/format-handlers';
+import { MicroBatch } from './micro-batch';
 import { translateUnits } from './segmentation';
 import { TranslationQueue } from './translation-queue';
 
@@ -22,16 +24,25 @@ interface Claimed {
 }
 
 const MAX_REASON = 1000;
+/** A translation up to this size is stored in a batch with others; a larger one alone. */
+export const BATCHED_TRANSLATION_MAX_BYTES = 64 * 1024;
+const CLAIMED_COLUMNS = 'id, organisation_id, case_id, format, source_language, target_language, original';
 export const ABANDONED_REASON = 'The translation was interrupted and did not finish within an hour; send the document again.';
 
 /**
  * The worker's side of a document: translate it through the configured engine, store the
- * translation and write `document.translated` in the same transaction. Safe to run twice for
+ * translation and write `document.translated` in the same statement. Safe to run twice for
  * one document: only the run that moves it from `translating` to `translated` stores and emits.
+ * The claims, and the stores, of the jobs running at the same moment go to Postgres together, one
+ * statement for all of them (MicroBatch): each is its own row's change, as if made alone.
  */
 @Injectable()
 export class DocumentTranslatorService {
   private readonly logger = new Logger(DocumentTranslatorService.name);
+  private readonly claims = new MicroBatch<string, Claimed | null>((ids) => this.claimMany(ids));
+  private readonly stores = new MicroBatch<{ doc: Claimed; translation: Buffer; trace: ReturnType<typeof currentTraceContext> }, boolean>((items) =>
+    this.storeMany(items),
+  );
 
   constructor(
     private readonly tx: TransactionHost,
@@ -84,31 +95,60 @@ export class DocumentTranslatorService {
     return { requeued: rows.length, abandoned };
   }
 
+  /** Batched with the claims of other jobs of this moment, unless inside a transaction (which a batch must not join). */
   private async claim(documentId: string): Promise<Claimed | null> {
-    const [rows]: [Claimed[], number] = await this.tx.manager.query(
-      `UPDATE documents SET state = 'translating', attempts = attempts + 1, updated_at = now()
-       WHERE id = $1 AND state IN ('queued', 'translating')
-       RETURNING id, organisation_id, case_id, format, source_language, target_language, original`,
-      [documentId],
-    );
-    return rows[0] ?? null;
+    if (this.tx.inTransaction) return (await this.claimMany([documentId]))[0];
+    return this.claims.call(documentId);
   }
 
+  private async claimMany(documentIds: string[]): Promise<Array<Claimed | null>> {
+    const [rows]: [Claimed[], number] = await this.tx.manager.query(
+      `UPDATE documents SET state = 'translating', attempts = attempts + 1, updated_at = now()
+       WHERE id = ANY($1::bigint[]) AND state IN ('queued', 'translating')
+       RETURNING ${CLAIMED_COLUMNS}`,
+      [documentIds],
+    );
+    const byId = new Map(rows.map((r) => [String(r.id), r]));
+    return documentIds.map((id) => byId.get(String(id)) ?? null);
+  }
+
+  /**
+   * The translation and its `document.translated` event, in one statement: both or neither. Batched
+   * as claims are, but for a large translation (a batch sends its translations as hex text) and
+   * inside a transaction: then alone, the translation as a binary parameter.
+   */
   private async store(doc: Claimed, translation: Buffer): Promise<boolean> {
-    return this.tx.run(async (m) => {
-      const [rows]: [unknown[], number] = await m.query(
-        `UPDATE documents SET state = 'translated', translated = $2, translated_bytes = $3, translated_at = now(), updated_at = now()
-         WHERE id = $1 AND state = 'translating' RETURNING id`,
-        [doc.id, translation, translation.length],
-      );
-      if (rows.length === 0) return false;
-      await this.outbox.emit(m, String(doc.organisation_id), 'document.translated', {
-        document_id: String(doc.id),
-        case_id: String(doc.case_id),
-        language: doc.target_language,
-      });
-      return true;
-    });
+    if (translation.length <= BATCHED_TRANSLATION_MAX_BYTES && !this.tx.inTransaction) {
+      return this.stores.call({ doc, translation, trace: currentTraceContext() });
+    }
+    return this.outbox.emitIfChanged(
+      this.tx.manager,
+      `UPDATE documents SET state = 'translated', translated = $2, translated_bytes = $3, translated_at = now(), updated_at = now()
+       WHERE id = $1 AND state = 'translating' RETURNING id`,
+      [doc.id, translation, translation.length],
+      String(doc.organisation_id),
+      'document.translated',
+      { document_id: String(doc.id), case_id: String(doc.case_id), language: doc.target_language },
+    );
+  }
+
+  /** Each row moved from `translating` to `translated` (and only those) gets its event, with the trace context of its own job. */
+  private async storeMany(items: Array<{ doc: Claimed; translation: Buffer; trace: ReturnType<typeof currentTraceContext> }>): Promise<boolean[]> {
+    const stored = await this.outbox.emitForEachChanged(
+      this.tx.manager,
+      `WITH input AS (
+         SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::text[], $4::text[]) AS i (id, translated, traceparent, tracestate)
+       )
+       UPDATE documents d SET state = 'translated', translated = i.translated, translated_bytes = octet_length(i.translated), translated_at = now(), updated_at = now()
+       FROM input i WHERE d.id = i.id AND d.state = 'translating'
+       RETURNING d.organisation_id,
+                 jsonb_build_object('document_id', d.id::text, 'case_id', d.case_id::text, 'language', d.target_language) AS data,
+                 i.traceparent, i.tracestate`,
+      [items.map((i) => i.doc.id), items.map((i) => i.translation), items.map((i) => i.trace.traceparent), items.map((i) => i.trace.tracestate)],
+      'document.translated',
+    );
+    const done = new Set(stored.map((d) => d.document_id));
+    return items.map((i) => done.has(String(i.doc.id)));
   }
 
   private async fail(documentId: string, reason: string): Promise<void> {

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { CHANNELS } from '@app/database';
 import { AppConfig } from '@app/config';
-import { createHash } from 'node:crypto';
+import { EntityManager } from 'typeorm';
 import { isId, notFound, TransactionHost, validationFailed } from '@app/core';
+import { DocumentFile, documentFileFromBuffer } from './document-file';
 import { DOCUMENT_COLUMNS, DocumentRecord, DocumentRow, toDocumentRecord } from './document.record';
 import { fileTooLarge, fileTypeNotSupported, textTooLong } from './documents.errors';
 import { TranslationEngine } from './engines/translation-engine';
@@ -15,7 +16,10 @@ export const TEXT_INPUT_FORMATS = ['text', 'markdown', 'html'] as const;
 export type TextInputFormat = (typeof TEXT_INPUT_FORMATS)[number];
 
 export type DocumentContentInput =
-  { kind: 'text'; text: string; format?: TextInputFormat } | { kind: 'file'; content: Buffer; name: string | null; declaredType: string | null };
+  { kind: 'text'; text: string; format?: TextInputFormat } | { kind: 'file'; file: DocumentFile; name: string | null; declaredType: string | null };
+
+/** An original up to this size goes into its row as one parameter; a larger one in chunks of this size (see storedOriginal). */
+export const ORIGINAL_CHUNK_BYTES = 64 * 1024;
 
 export interface CreateDocumentInput {
   caseId: string;
@@ -58,7 +62,7 @@ export class DocumentsService {
   ) {}
 
   async create(organisationId: string, connectionId: string | null, input: CreateDocumentInput): Promise<DocumentRecord> {
-    const { content, format, name } = await this.readContent(input.content);
+    const { file, format, name } = await this.readContent(input.content);
     const target = checkLanguage(input.targetLanguage);
     if (!target.ok) throw validationFailed('target_language', target.problem);
     let source: string | null = null;
@@ -79,25 +83,15 @@ export class DocumentsService {
         : [];
       if (found.length === 0) throw validationFailed('case_id', 'no such case in this organisation');
       if (found[0].status !== 'open') throw validationFailed('case_id', 'the case is closed');
+      const original = await this.storedOriginal(m, file);
       const [row]: DocumentRow[] = await m.query(
         `INSERT INTO documents (organisation_id, case_id, connection_id, source_language, target_language, name, media_type, format,
                                 original, original_bytes, original_sha256, awaiting_queue)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, true)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${original.sql}, $10, $11, true)
          RETURNING ${DOCUMENT_COLUMNS.replace(/d\./g, '')}`,
-        [
-          organisationId,
-          input.caseId,
-          connectionId,
-          source,
-          target.tag,
-          name,
-          MEDIA_TYPES[format],
-          format,
-          content,
-          content.length,
-          createHash('sha256').update(content).digest('hex'),
-        ],
+        [organisationId, input.caseId, connectionId, source, target.tag, name, MEDIA_TYPES[format], format, original.param, file.size, file.sha256],
       );
+      await original.done();
       // Delivered to the worker's LISTEN when (and only if) the transaction commits.
       await m.query(`SELECT pg_notify($1, $2)`, [CHANNELS.documentsAwaitingQueue, String(row.id)]);
       return toDocumentRecord(row);
@@ -113,18 +107,36 @@ export class DocumentsService {
     return toDocumentRecord(rows[0]);
   }
 
+  /**
+   * The original's value in the INSERT (`sql`, parameter $9 being `param`): a small one as it is; a
+   * larger one written chunk by chunk into a large object in this transaction and taken from there,
+   * so that the api never holds more than one chunk of it (nor builds a protocol message of the whole
+   * file); `done` removes the large object once the row holds the bytes.
+   */
+  private async storedOriginal(m: EntityManager, file: DocumentFile): Promise<{ sql: string; param: unknown; done: () => Promise<void> }> {
+    if (file.size <= ORIGINAL_CHUNK_BYTES) return { sql: '$9', param: await file.readAll(), done: async () => undefined };
+    const [{ oid }]: Array<{ oid: string }> = await m.query(`SELECT lo_create(0)::text AS oid`);
+    let offset = 0;
+    for await (const chunk of file.chunks(ORIGINAL_CHUNK_BYTES)) {
+      await m.query(`SELECT lo_put($1::oid, $2::bigint, $3::bytea)`, [oid, offset, chunk]);
+      offset += chunk.length;
+    }
+    if (offset !== file.size) throw new Error(`the uploaded file gave ${offset} bytes of ${file.size}`);
+    return { sql: 'lo_get($9::oid)', param: oid, done: () => m.query(`SELECT lo_unlink($1::oid)`, [oid]).then(() => undefined) };
+  }
+
   /** The bytes to store, their format and name; the limits and the 415 rule. */
-  private async readContent(input: DocumentContentInput): Promise<{ content: Buffer; format: DocumentFormat; name: string | null }> {
+  private async readContent(input: DocumentContentInput): Promise<{ file: DocumentFile; format: DocumentFormat; name: string | null }> {
     if (input.kind === 'text') {
       if (typeof input.text !== 'string' || input.text.trim() === '') throw validationFailed('text', 'must not be empty');
       if (longerThan(input.text, this.config.documentMaxTextChars)) throw textTooLong(this.config.documentMaxTextChars);
-      return { content: Buffer.from(input.text, 'utf8'), format: input.format ?? 'text', name: null };
+      return { file: documentFileFromBuffer(Buffer.from(input.text, 'utf8')), format: input.format ?? 'text', name: null };
     }
-    if (input.content.length === 0) throw validationFailed('file', 'is empty');
-    if (input.content.length > this.config.documentMaxFileBytes) throw fileTooLarge(this.config.documentMaxFileBytes);
+    if (input.file.size === 0) throw validationFailed('file', 'is empty');
+    if (input.file.size > this.config.documentMaxFileBytes) throw fileTooLarge(this.config.documentMaxFileBytes);
     const name = cleanFileName(input.name);
-    const sniffed = await sniffFormat(input.content, name, input.declaredType);
+    const sniffed = await sniffFormat(input.file, name, input.declaredType);
     if (!sniffed.ok) throw fileTypeNotSupported(sniffed.reason);
-    return { content: input.content, format: sniffed.format, name };
+    return { file: input.file, format: sniffed.format, name };
   }
 }

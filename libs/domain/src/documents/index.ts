@@ -1,4 +1,5 @@
 export * from './document.record';
+export * from './document-file';
 export * from './document-intake.service';
 export * from './document-translator.service';
 export * from './documents.errors';

@@ -1,4 +1,5 @@
 import JSZip from 'jszip';
+import { DocumentFile, documentFileFromBuffer, SNIFF_HEAD_BYTES } from './document-file';
 import { DocumentContentError, DocumentFormat } from './formats/document-format';
 import { docxTextParts } from './formats/docx.format';
 
@@ -26,18 +27,9 @@ const extensionOf = (name: string | null): string | null => {
   return m ? m[1].toLowerCase() : null;
 };
 
-const isUtf8 = (content: Buffer): boolean => {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(content);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** HTML recognised from the content itself (for a file sent without an extension). */
-const looksLikeHtml = (content: Buffer): boolean =>
-  /^(?:\ufeff)?\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html[\s>])/i.test(content.subarray(0, 4096).toString('utf8'));
+/** HTML recognised from the content itself (its first SNIFF_HEAD_BYTES bytes; for a file sent without an extension). */
+const looksLikeHtml = (head: Buffer): boolean =>
+  /^(?:\ufeff)?\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html[\s>])/i.test(head.subarray(0, SNIFF_HEAD_BYTES).toString('utf8'));
 
 /**
  * Decides a file's format from its bytes and its name: a zip (by its magic bytes) must be a
@@ -45,15 +37,17 @@ const looksLikeHtml = (content: Buffer): boolean =>
  * bytes, and then the extension chooses plain text, Markdown or HTML. Without an extension the
  * content decides (an HTML document), then the declared type, then plain text. The declared
  * type alone never makes a file acceptable: a binary file declared text/plain is refused.
+ * Only a zip is read whole; anything else is decided from what was learnt while it streamed in.
  */
-export async function sniffFormat(content: Buffer, name: string | null, declaredType: string | null): Promise<Sniffed> {
+export async function sniffFormat(content: Buffer | DocumentFile, name: string | null, declaredType: string | null): Promise<Sniffed> {
+  const file = Buffer.isBuffer(content) ? documentFileFromBuffer(content) : content;
   const ext = extensionOf(name);
-  if (content.subarray(0, 4).equals(ZIP_MAGIC)) {
+  if (file.head.subarray(0, 4).equals(ZIP_MAGIC)) {
     if (ext !== null && ext !== 'docx') {
       return { ok: false, reason: `A zip package named ".${ext}" is not supported; of zip-based formats only Word .docx is.` };
     }
     try {
-      await docxTextParts(await JSZip.loadAsync(content));
+      await docxTextParts(await JSZip.loadAsync(await file.readAll()));
       return { ok: true, format: 'docx' };
     } catch (err) {
       const why = err instanceof DocumentContentError ? err.message : 'the zip package cannot be read.';
@@ -61,7 +55,7 @@ export async function sniffFormat(content: Buffer, name: string | null, declared
     }
   }
   if (ext === 'docx') return { ok: false, reason: 'The file is named .docx but is not a zip package.' };
-  if (content.includes(0) || !isUtf8(content)) {
+  if (file.containsNul || !file.validUtf8) {
     return {
       ok: false,
       reason: 'The file is neither a .docx package nor UTF-8 text. Supported: plain text, Markdown and HTML in UTF-8, and Word .docx.',
@@ -72,7 +66,7 @@ export async function sniffFormat(content: Buffer, name: string | null, declared
     if (!format) return { ok: false, reason: `Files named ".${ext}" are not supported. Supported: .txt, .md, .markdown, .html, .htm and .docx.` };
     return { ok: true, format };
   }
-  if (looksLikeHtml(content)) return { ok: true, format: 'html' };
+  if (looksLikeHtml(file.head)) return { ok: true, format: 'html' };
   const declared = (declaredType ?? '').split(';')[0].trim().toLowerCase();
   return { ok: true, format: DECLARED_TEXT[declared] ?? 'text' };
 }
