@@ -7,7 +7,7 @@ import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from '
 import { TranslationEngine, TranslationEngineError } from './engines/translation-engine';
 import { DocumentContentError, DocumentFormat } from './formats/document-format';
 import { FORMAT_HANDLERS } from './formats/format-handlers';
-import { MicroBatch } from './micro-batch';
+import { MicroBatch } from '../webhooks/micro-batch';
 import { translateUnits } from './segmentation';
 import { TranslationQueue } from './translation-queue';
 
@@ -36,12 +36,16 @@ export const ABANDONED_REASON = 'The translation was interrupted and did not fin
  * The claims, and the stores, of the jobs running at the same moment go to Postgres together, one
  * statement for all of them (MicroBatch): each is its own row's change, as if made alone.
  */
+/** Claims (and stores) of the jobs running at one moment go to Postgres together, at most this many per statement. */
+const BATCH_MAX = 50;
+
 @Injectable()
 export class DocumentTranslatorService {
   private readonly logger = new Logger(DocumentTranslatorService.name);
-  private readonly claims = new MicroBatch<string, Claimed | null>((ids) => this.claimMany(ids));
-  private readonly stores = new MicroBatch<{ doc: Claimed; translation: Buffer; trace: ReturnType<typeof currentTraceContext> }, boolean>((items) =>
-    this.storeMany(items),
+  private readonly claims = new MicroBatch<string, Claimed | null>((ids) => this.claimMany(ids), BATCH_MAX);
+  private readonly stores = new MicroBatch<{ doc: Claimed; translation: Buffer; trace: ReturnType<typeof currentTraceContext> }, boolean>(
+    (items) => this.storeMany(items),
+    BATCH_MAX,
   );
 
   constructor(
@@ -98,7 +102,7 @@ export class DocumentTranslatorService {
   /** Batched with the claims of other jobs of this moment, unless inside a transaction (which a batch must not join). */
   private async claim(documentId: string): Promise<Claimed | null> {
     if (this.tx.inTransaction) return (await this.claimMany([documentId]))[0];
-    return this.claims.call(documentId);
+    return this.claims.push(documentId);
   }
 
   private async claimMany(documentIds: string[]): Promise<Array<Claimed | null>> {
@@ -119,7 +123,7 @@ export class DocumentTranslatorService {
    */
   private async store(doc: Claimed, translation: Buffer): Promise<boolean> {
     if (translation.length <= BATCHED_TRANSLATION_MAX_BYTES && !this.tx.inTransaction) {
-      return this.stores.call({ doc, translation, trace: currentTraceContext() });
+      return this.stores.push({ doc, translation, trace: currentTraceContext() });
     }
     return this.outbox.emitIfChanged(
       this.tx.manager,
