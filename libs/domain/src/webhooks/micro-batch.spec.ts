@@ -58,3 +58,55 @@ describe('MicroBatch', () => {
     expect(runs).toEqual([[1, 2]]);
   });
 });
+
+describe('MicroBatch with maxRuns', () => {
+  it('goes at once when idle; while its runs are under way, later calls wait and then go together', async () => {
+    const runs: number[][] = [];
+    const gates: Array<() => void> = [];
+    const batch = new MicroBatch<number, number>(
+      (items) => {
+        runs.push(items);
+        return new Promise((resolve) => gates.push(() => resolve(items)));
+      },
+      100,
+      0,
+      1,
+    );
+    const first = batch.push(1);
+    await new Promise((r) => setImmediate(r));
+    expect(runs).toEqual([[1]]);
+    const later = [batch.push(2), batch.push(3)];
+    await new Promise((r) => setImmediate(r));
+    const more = batch.push(4);
+    await new Promise((r) => setImmediate(r));
+    expect(runs).toEqual([[1]]); // 2, 3 and 4 wait for the run under way
+    gates.shift()!();
+    expect(await first).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(runs).toEqual([[1], [2, 3, 4]]);
+    gates.shift()!();
+    expect(await Promise.all([...later, more])).toEqual([2, 3, 4]);
+  });
+
+  it('takes at most `max` of the waiting calls per run, and a failed run fails only its own calls', async () => {
+    const runs: number[][] = [];
+    let fail = true;
+    const batch = new MicroBatch<number, number>(
+      async (items) => {
+        runs.push(items);
+        await new Promise((r) => setTimeout(r, 5));
+        if (fail) {
+          fail = false;
+          throw new Error('database away');
+        }
+        return items;
+      },
+      2,
+      0,
+      1,
+    );
+    const results = await Promise.allSettled([1, 2, 3, 4, 5].map((n) => batch.push(n)));
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(runs).toEqual([[1, 2], [3, 4], [5]]);
+  });
+});
