@@ -6,10 +6,11 @@
 // It compiles the current sources into .data/bench/webhooks-dist first (swc, about a second), so it
 // neither needs nor disturbs `npm run build`'s dist/.
 // Before/after: BENCH_BASELINE_DIST=<a build of the old commit> runs the worker phases with both
-// builds in the same run, BENCH_ROUNDS times (default 3 then, else 1), their order flipped each
-// round, and reports each build's median and range:
-//   git worktree add .data/ab/old <commit> && (cd .data/ab/old && node scripts/build.js)
-//   BENCH_BASELINE_DIST=.data/ab/old/dist node bench/webhooks.bench.js
+// builds in the same run, BENCH_ROUNDS times (default 3 then, else 1), their order rotated each
+// round, and reports each build's median and range (BENCH_BUILDS="a=<dist>,b=<dist>" for several):
+//   mkdir -p /tmp/ab/old && git archive <commit> | tar -x -C /tmp/ab/old && ln -s "$PWD/node_modules" /tmp/ab/old/ \
+//     && (cd /tmp/ab/old && node scripts/build.js)
+//   BENCH_BASELINE_DIST=/tmp/ab/old/dist node bench/webhooks.bench.js
 // The counts come from bench/webhooks-count.js, preloaded into the worker (--require) by this script
 // only: it wraps pg's Client.prototype.query and ioredis's sendCommand in the worker process.
 // Loopback only (the receiver listens on 127.0.0.1:443, so it needs root); it stops by itself and
@@ -35,8 +36,12 @@ const SETTINGS = {
   /** Event-to-receipt: the first rate is the target's; the others (the earlier 200/s) are extra lines. */
   rates_per_s: [Number(process.env.BENCH_RATE || 500), ...(process.env.BENCH_EXTRA_RATES ?? '200').split(',').filter(Boolean).map(Number)],
   rate_seconds: Number(process.env.BENCH_RATE_SECONDS || 10),
-  rounds: Number(process.env.BENCH_ROUNDS || (process.env.BENCH_BASELINE_DIST ? 3 : 1)),
-  baseline_dist: process.env.BENCH_BASELINE_DIST ? path.resolve(process.env.BENCH_BASELINE_DIST) : null,
+  rounds: Number(process.env.BENCH_ROUNDS || (process.env.BENCH_BASELINE_DIST || process.env.BENCH_BUILDS ? 3 : 1)),
+  /** Earlier builds run beside these sources: BENCH_BUILDS="name=dist,…" (in order), or BENCH_BASELINE_DIST=<dist> for one named "old". */
+  other_builds: (process.env.BENCH_BUILDS || (process.env.BENCH_BASELINE_DIST ? `old=${process.env.BENCH_BASELINE_DIST}` : ''))
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => ({ name: pair.slice(0, pair.indexOf('=')), dist: path.resolve(pair.slice(pair.indexOf('=') + 1)) })),
   /**
    * WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK for the worker. The bench has one webhook, and the bare loop keeps
    * `concurrency` POSTs in flight to it, so by default the cap is raised to that (the product's default
@@ -328,7 +333,7 @@ function markdown(r) {
     `- run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}; load average (1 min) before each worker run: ${r.runs.map((x) => x.load_average_1m_before).join(', ')}`,
     `- receiver: node:https on 127.0.0.1:443 in its own process, answering 204; worker: NODE_ENV=${s.worker_node_env}, LOG_LEVEL=${s.worker_log_level}, WEBHOOK_CONCURRENCY=${s.concurrency}, DATABASE_POOL_SIZE=${s.worker_db_pool}, ` +
       `WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK=${s.max_in_flight_per_webhook}${s.max_in_flight_per_webhook === 10 ? ' (the default)' : ' (raised from the default 10: the bench has one webhook, and the bare loop keeps as many POSTs in flight)'}, local Postgres and Redis; everything on the same machine, shared with other work`,
-    `- builds: ${r.builds.map((b) => `**${b.name}** (${b.description})`).join(', ')}; ${s.rounds} round(s), the builds' order flipped each round; each round measures the bare loop first`,
+    `- builds: ${r.builds.map((b) => `**${b.name}** (${b.description})`).join(', ')}; ${s.rounds} round(s), each round starting with the next build in turn; each round measures the bare loop first`,
     '',
     `| round | build | bare undici /s | worker /s | worker / bare | ${s.rates_per_s.map((x) => `p50 / p99 at ${x}/s (ms)`).join(' | ')} | SQL statements / delivery | Redis commands / delivery |`,
     `|---:|---|---:|---:|---:|${s.rates_per_s.map(() => '---:|').join('')}---:|---:|`,
@@ -395,19 +400,24 @@ function summarise(runs, builds) {
 async function main() {
   say(`compiling the sources into ${path.relative(root, distDir)}…`);
   lib.compileInto(distDir);
-  const builds = [{ name: SETTINGS.baseline_dist ? 'new' : 'current', dist: distDir, description: `these sources, commit ${lib.gitCommit() ?? '?'}` }];
-  if (SETTINGS.baseline_dist) {
-    if (!fs.existsSync(path.join(SETTINGS.baseline_dist, 'apps/worker/src/worker.module.js'))) throw new Error(`no worker build in ${SETTINGS.baseline_dist}`);
+  const builds = [];
+  for (const b of SETTINGS.other_builds) {
+    if (!fs.existsSync(path.join(b.dist, 'apps/worker/src/worker.module.js'))) throw new Error(`no worker build in ${b.dist}`);
     let commit = '?';
     try {
       commit = require('node:child_process')
-        .execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: path.dirname(SETTINGS.baseline_dist), encoding: 'utf8' })
+        .execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: path.dirname(b.dist), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
         .trim();
     } catch {
-      // a build outside a checkout
+      // a build outside a checkout: its name says what it is
     }
-    builds.unshift({ name: 'old', dist: SETTINGS.baseline_dist, description: `${path.relative(root, SETTINGS.baseline_dist)}, commit ${commit}` });
+    builds.push({ ...b, description: `${b.dist}${commit === '?' ? '' : `, commit ${commit}`}` });
   }
+  builds.push({
+    name: builds.length ? process.env.BENCH_NAME || 'new' : 'current',
+    dist: distDir,
+    description: `these sources, commit ${lib.gitCommit() ?? '?'}`,
+  });
   const load = os.loadavg()[0];
   if (load > 0.5) say(`warning: load average is ${load.toFixed(2)}; numbers will be lower than on an idle machine`);
   const tls = await ensureCert();
@@ -434,7 +444,7 @@ async function main() {
       await receiver.reset();
       const bare = await bareLoop(tls, SETTINGS.deliveries);
       say(`round ${round}: bare undici loop ${bare.per_second}/s`);
-      const order = round % 2 ? builds : [...builds].reverse();
+      const order = builds.map((_, i) => builds[(i + round - 1) % builds.length]); // each round starts with the next build
       for (const build of order) {
         const run = await runWorker({ build, round, tls, db, redis, receiver, organisationId, hookId: hook.id });
         runs.push({ ...run, bare_per_second: bare.per_second, ratio: Number((run.throughput.per_second / bare.per_second).toFixed(3)) });
