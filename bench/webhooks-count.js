@@ -3,7 +3,8 @@
 // LISTEN connection, TypeORM) and every Redis command its ioredis clients send (Redis.prototype.sendCommand:
 // BullMQ's queue, worker and blocking connections, the app's own client; pipelined and MULTI commands one
 // by one; EVALSHA/EVAL named by the script they run). Nothing in the product requires it.
-// On SIGUSR2 it writes {seq, pg, redis} (counts by label, and totals) to BENCH_COUNT_FILE.
+// On SIGUSR2 it writes {seq, pg, redis, cpu_us} (counts by label and totals; the process's CPU time so far)
+// to BENCH_COUNT_FILE.
 'use strict';
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
@@ -72,6 +73,7 @@ process.on('SIGUSR2', () => {
     seq,
     pg: { total: total(pgCounts), by: Object.fromEntries(pgCounts) },
     redis: { total: total(redisCounts), by: Object.fromEntries(redisCounts) },
+    cpu_us: (({ user, system }) => user + system)(process.cpuUsage()),
   };
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(out));
   fs.renameSync(`${file}.tmp`, file);

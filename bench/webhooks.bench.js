@@ -277,9 +277,11 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
       sql_statements: perDelivery(countsBefore.pg, countsAfter.pg, n),
       redis_commands: perDelivery(countsBefore.redis, countsAfter.redis, n),
       redis_server_calls_all_clients: round2((serverAfter - serverBefore) / n),
+      /** The worker process's own CPU time (user + system), which the machine's load moves far less than the rates. */
+      worker_cpu_ms: round2((countsAfter.cpu_us - countsBefore.cpu_us) / 1000 / n),
     };
     say(
-      `round ${round}, ${build.name}: ${throughput.per_second}/s; per delivery ${counts.sql_statements.total} SQL statements, ${counts.redis_commands.total} Redis commands`,
+      `round ${round}, ${build.name}: ${throughput.per_second}/s; per delivery ${counts.sql_statements.total} SQL statements, ${counts.redis_commands.total} Redis commands, ${counts.worker_cpu_ms} ms of worker CPU`,
     );
 
     const latency = [];
@@ -335,11 +337,11 @@ function markdown(r) {
       `WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK=${s.max_in_flight_per_webhook}${s.max_in_flight_per_webhook === 10 ? ' (the default)' : ' (raised from the default 10: the bench has one webhook, and the bare loop keeps as many POSTs in flight)'}, local Postgres and Redis; everything on the same machine, shared with other work`,
     `- builds: ${r.builds.map((b) => `**${b.name}** (${b.description})`).join(', ')}; ${s.rounds} round(s), each round starting with the next build in turn; each round measures the bare loop first`,
     '',
-    `| round | build | bare undici /s | worker /s | worker / bare | ${s.rates_per_s.map((x) => `p50 / p99 at ${x}/s (ms)`).join(' | ')} | SQL statements / delivery | Redis commands / delivery |`,
-    `|---:|---|---:|---:|---:|${s.rates_per_s.map(() => '---:|').join('')}---:|---:|`,
+    `| round | build | bare undici /s | worker /s | worker / bare | ${s.rates_per_s.map((x) => `p50 / p99 at ${x}/s (ms)`).join(' | ')} | SQL statements / delivery | Redis commands / delivery | worker CPU ms / delivery |`,
+    `|---:|---|---:|---:|---:|${s.rates_per_s.map(() => '---:|').join('')}---:|---:|---:|`,
     ...r.runs.map(
       (x) =>
-        `| ${x.round} | ${x.build} | ${x.bare_per_second} | ${x.throughput.per_second} | ${Math.round(x.ratio * 100)}% | ${x.latency.map((l) => `${l.p50_ms} / ${l.p99_ms}`).join(' | ')} | ${x.counts.sql_statements.total} | ${x.counts.redis_commands.total} |`,
+        `| ${x.round} | ${x.build} | ${x.bare_per_second} | ${x.throughput.per_second} | ${Math.round(x.ratio * 100)}% | ${x.latency.map((l) => `${l.p50_ms} / ${l.p99_ms}`).join(' | ')} | ${x.counts.sql_statements.total} | ${x.counts.redis_commands.total} | ${x.counts.worker_cpu_ms ?? '?'} |`,
     ),
     '',
   ];
@@ -348,7 +350,8 @@ function markdown(r) {
       `**${b.build}** (median, range over ${b.rounds} rounds): worker ${b.worker_per_second.median}/s (${b.worker_per_second.range}), ` +
         `**${Math.round(b.ratio.median * 100)}%** of the bare loop (${b.ratio.range_pct}; target ≥ ${TARGET.min_ratio_to_bare * 100}%: ${ok(b.target_met.ratio)}); ` +
         `event → receipt at ${mainRate}/s p50 ${b.p50_ms.median} ms, **p99 ${b.p99_ms.median} ms** (${b.p99_ms.range}; target < ${TARGET.max_p99_ms}: ${ok(b.target_met.p99)})` +
-        `${extraRates.length ? `; at ${extraRates.join(', ')}/s p99 ${b.extra_p99_ms.map((e) => `${e.median} ms (${e.range})`).join(', ')}` : ''}.`,
+        `${extraRates.length ? `; at ${extraRates.join(', ')}/s p99 ${b.extra_p99_ms.map((e) => `${e.median} ms (${e.range})`).join(', ')}` : ''}; ` +
+        `worker CPU ${b.worker_cpu_ms.median} ms per delivery (${b.worker_cpu_ms.range}).`,
       '',
     );
   }
@@ -391,6 +394,7 @@ function summarise(runs, builds) {
       extra_p99_ms: SETTINGS.rates_per_s
         .slice(1)
         .map((_, i) => ({ median: median(mine.map((x) => x.latency[i + 1].p99_ms)), range: spread(mine.map((x) => x.latency[i + 1].p99_ms)) })),
+      worker_cpu_ms: { median: median(mine.map((x) => x.counts.worker_cpu_ms)), range: spread(mine.map((x) => x.counts.worker_cpu_ms)) },
       counts: mid.counts,
       target_met: { ratio: ratio >= TARGET.min_ratio_to_bare, p99: p99m < TARGET.max_p99_ms },
     };
