@@ -15,12 +15,11 @@ import { SendResult, WebhookSender } from './webhook-sender';
 /** A job may wake this much before its delivery's time (timer granularity) and still attempt. */
 const DUE_TOLERANCE_MS = 20;
 /**
- * Reads and records of concurrent attempts are gathered into one statement each (at most BATCH_MAX):
- * when none is under way a read or record goes at once (the next turn of the event loop); while
- * BATCH_RUNS are under way, the next ones wait for one to end and go together. Until issue 15 each
- * waited a fixed 2 ms window instead, whether the database was busy or not.
+ * Reads and records of concurrent attempts are gathered for this long (at most BATCH_MAX) per
+ * statement, while one is under way; when none is, a read or record goes at once (the next turn of
+ * the event loop), so an idle worker's attempt does not wait the window twice.
  */
-const BATCH_RUNS = 2;
+const BATCH_WAIT_MS = 2;
 const BATCH_MAX = 200;
 /**
  * How long the outcome of an attempt already sent is kept and recorded again while Postgres is
@@ -181,15 +180,15 @@ export class DeliveryAttemptsService {
   private readonly pool: Pool;
   /** Sent, outcome not yet recorded (Postgres away): delivery id → the recording. */
   private readonly unrecorded = new Map<string, Promise<void>>();
-  private readonly reads = new MicroBatch<string, AttemptContext | undefined>((ids) => this.readMany(ids), BATCH_MAX, 0, BATCH_RUNS);
+  private readonly reads = new MicroBatch<string, AttemptContext | undefined>((ids) => this.readMany(ids), BATCH_MAX, BATCH_WAIT_MS, true);
   private readonly finishes = new MicroBatch<Finished, void>(
     async (items) => {
       await this.finishMany(items);
       return items.map(() => undefined);
     },
     BATCH_MAX,
-    0,
-    BATCH_RUNS,
+    BATCH_WAIT_MS,
+    true,
   );
 
   private readonly counts: { attempts: Counter<'event' | 'outcome'>; duration: Histogram<'outcome'>; deliveries: Counter<'event' | 'outcome'> };

@@ -59,8 +59,8 @@ describe('MicroBatch', () => {
   });
 });
 
-describe('MicroBatch with maxRuns', () => {
-  it('goes at once when idle; while its runs are under way, later calls wait and then go together', async () => {
+describe('MicroBatch with atOnceWhenIdle', () => {
+  it('goes in the next turn when no run is under way; while one is, waits the window and gathers', async () => {
     const runs: number[][] = [];
     const gates: Array<() => void> = [];
     const batch = new MicroBatch<number, number>(
@@ -69,44 +69,44 @@ describe('MicroBatch with maxRuns', () => {
         return new Promise((resolve) => gates.push(() => resolve(items)));
       },
       100,
-      0,
-      1,
+      30,
+      true,
     );
     const first = batch.push(1);
     await new Promise((r) => setImmediate(r));
-    expect(runs).toEqual([[1]]);
-    const later = [batch.push(2), batch.push(3)];
+    expect(runs).toEqual([[1]]); // idle: no 30 ms window
+    const second = batch.push(2);
     await new Promise((r) => setImmediate(r));
-    const more = batch.push(4);
+    const third = batch.push(3);
     await new Promise((r) => setImmediate(r));
-    expect(runs).toEqual([[1]]); // 2, 3 and 4 wait for the run under way
-    gates.shift()!();
+    expect(runs).toEqual([[1]]); // busy: 2 and 3 wait the window together
+    await new Promise((r) => setTimeout(r, 40));
+    expect(runs).toEqual([[1], [2, 3]]);
+    // Runs do not wait for one another: the second went while the first was still under way.
+    gates[1]();
+    expect(await Promise.all([second, third])).toEqual([2, 3]);
+    gates[0]();
     expect(await first).toBe(1);
-    await new Promise((r) => setImmediate(r));
-    expect(runs).toEqual([[1], [2, 3, 4]]);
-    gates.shift()!();
-    expect(await Promise.all([...later, more])).toEqual([2, 3, 4]);
   });
 
-  it('takes at most `max` of the waiting calls per run, and a failed run fails only its own calls', async () => {
-    const runs: number[][] = [];
+  it('a failed run fails only its own calls, and the next call (idle again) goes at once', async () => {
     let fail = true;
+    const runs: number[][] = [];
     const batch = new MicroBatch<number, number>(
       async (items) => {
         runs.push(items);
-        await new Promise((r) => setTimeout(r, 5));
-        if (fail) {
-          fail = false;
-          throw new Error('database away');
-        }
+        if (fail) throw new Error('database away');
         return items;
       },
-      2,
-      0,
-      1,
+      100,
+      1000,
+      true,
     );
-    const results = await Promise.allSettled([1, 2, 3, 4, 5].map((n) => batch.push(n)));
-    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
-    expect(runs).toEqual([[1, 2], [3, 4], [5]]);
+    await expect(batch.push(1)).rejects.toThrow('database away');
+    fail = false;
+    const started = Date.now();
+    expect(await batch.push(2)).toBe(2);
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(runs).toEqual([[1], [2]]);
   });
 });

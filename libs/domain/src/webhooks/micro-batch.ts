@@ -10,9 +10,10 @@ interface Pending<I, O> {
  * deliveries then share one database round trip instead of making one each; alone, a call waits
  * at most `waitMs`. `run` answers one result per item, in order.
  *
- * With `maxRuns`, at most that many calls of `run` are under way at once: calls made meanwhile wait
- * for one to end and then go together (at most `max` at a time), so the busier the target, the
- * larger the batches, while a call made when it is idle goes at once.
+ * With `atOnceWhenIdle`, the window applies only while a run is under way: a call made when none
+ * is goes in the next turn of the event loop, so an idle caller never waits the window, while a
+ * busy one still gets batches as large as before. Runs never wait for one another (a run stuck
+ * behind a lock or a dead connection holds up only its own calls).
  */
 export class MicroBatch<I, O> {
   private pending: Array<Pending<I, O>> = [];
@@ -23,28 +24,24 @@ export class MicroBatch<I, O> {
     private readonly run: (items: I[]) => Promise<O[]>,
     private readonly max = 200,
     private readonly waitMs = 0,
-    private readonly maxRuns = Infinity,
+    private readonly atOnceWhenIdle = false,
   ) {}
 
   push(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
-      if (this.pending.length >= this.max && this.running < this.maxRuns) this.flush();
-      else this.schedule();
+      if (this.pending.length >= this.max) this.flush();
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        if (this.waitMs > 0 && !(this.atOnceWhenIdle && this.running === 0)) setTimeout(() => this.flush(), this.waitMs);
+        else setImmediate(() => this.flush());
+      }
     });
-  }
-
-  private schedule(): void {
-    if (this.scheduled || this.running >= this.maxRuns) return;
-    this.scheduled = true;
-    if (this.waitMs > 0) setTimeout(() => this.flush(), this.waitMs);
-    else setImmediate(() => this.flush());
   }
 
   private flush(): void {
     this.scheduled = false;
-    if (this.running >= this.maxRuns) return; // the run that ends next takes them
-    const batch = this.pending.splice(0, this.max);
+    const batch = this.pending.splice(0, this.pending.length);
     if (batch.length === 0) return;
     this.running++;
     let out: Promise<O[]>;
@@ -53,19 +50,20 @@ export class MicroBatch<I, O> {
     } catch (err) {
       out = Promise.reject(err);
     }
+    // Over before its callers hear back, so a call they make next sees the batcher idle.
+    const ended = () => this.running--;
     out
       .then(
         (outs) => {
+          ended();
           if (outs.length !== batch.length) throw new Error(`micro-batch: ${outs.length} results for ${batch.length} items`);
           batch.forEach((b, i) => b.resolve(outs[i]));
         },
-        (err) => batch.forEach((b) => b.reject(err)),
+        (err) => {
+          ended();
+          batch.forEach((b) => b.reject(err));
+        },
       )
-      .catch((err) => batch.forEach((b) => b.reject(err)))
-      .finally(() => {
-        this.running--;
-        // Calls that waited for this run have waited long enough: they go now.
-        if (this.pending.length > 0) this.flush();
-      });
+      .catch((err) => batch.forEach((b) => b.reject(err)));
   }
 }
