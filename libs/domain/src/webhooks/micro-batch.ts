@@ -9,22 +9,15 @@ interface Pending<I, O> {
  * call of `run`, and answers each caller with its own result. Under load, dozens of concurrent
  * deliveries then share one database round trip instead of making one each; alone, a call waits
  * at most `waitMs`. `run` answers one result per item, in order.
- *
- * With `atOnceWhenIdle`, the window applies only while a run is under way: a call made when none
- * is goes in the next turn of the event loop, so an idle caller never waits the window, while a
- * busy one still gets batches as large as before. Runs never wait for one another (a run stuck
- * behind a lock or a dead connection holds up only its own calls).
  */
 export class MicroBatch<I, O> {
   private pending: Array<Pending<I, O>> = [];
   private scheduled = false;
-  private running = 0;
 
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
     private readonly max = 200,
     private readonly waitMs = 0,
-    private readonly atOnceWhenIdle = false,
   ) {}
 
   push(item: I): Promise<O> {
@@ -33,7 +26,7 @@ export class MicroBatch<I, O> {
       if (this.pending.length >= this.max) this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
-        if (this.waitMs > 0 && !(this.atOnceWhenIdle && this.running === 0)) setTimeout(() => this.flush(), this.waitMs);
+        if (this.waitMs > 0) setTimeout(() => this.flush(), this.waitMs);
         else setImmediate(() => this.flush());
       }
     });
@@ -43,26 +36,13 @@ export class MicroBatch<I, O> {
     this.scheduled = false;
     const batch = this.pending.splice(0, this.pending.length);
     if (batch.length === 0) return;
-    this.running++;
-    let out: Promise<O[]>;
-    try {
-      out = this.run(batch.map((b) => b.item));
-    } catch (err) {
-      out = Promise.reject(err);
-    }
-    // Over before its callers hear back, so a call they make next sees the batcher idle.
-    const ended = () => this.running--;
-    out
+    this.run(batch.map((b) => b.item))
       .then(
         (outs) => {
-          ended();
           if (outs.length !== batch.length) throw new Error(`micro-batch: ${outs.length} results for ${batch.length} items`);
           batch.forEach((b, i) => b.resolve(outs[i]));
         },
-        (err) => {
-          ended();
-          batch.forEach((b) => b.reject(err));
-        },
+        (err) => batch.forEach((b) => b.reject(err)),
       )
       .catch((err) => batch.forEach((b) => b.reject(err)));
   }
