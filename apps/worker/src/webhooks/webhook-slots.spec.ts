@@ -109,6 +109,37 @@ describe('WebhookSlots: the per-webhook cap on attempts in flight (Lua, real Red
     expect(await leases(s, w)).toEqual(['b']);
   });
 
+  it('the enters (and leaves) of one turn go to Redis in one call per webhook, answered as if each had asked alone in turn', async () => {
+    const s = make(2);
+    const [w1, w2] = [hook(), hook()];
+    const calls = { enter: 0, leave: 0 };
+    const r = redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const [enter, leave] = [r.webhookSlotsEnter, r.webhookSlotsLeave];
+    r.webhookSlotsEnter = (...args) => (calls.enter++, enter.apply(redis, args));
+    r.webhookSlotsLeave = (...args) => (calls.leave++, leave.apply(redis, args));
+    try {
+      const verdicts = await Promise.all([s.enter(w1, 'a', 'f'), s.enter(w1, 'b', 'r'), s.enter(w2, 'c', 'f'), s.enter(w1, 'd', 'f'), s.enter(w1, 'e', 'r')]);
+      expect(verdicts).toEqual([true, true, true, false, false]);
+      expect(calls.enter).toBe(2);
+      expect((await leases(s, w1)).sort()).toEqual(['a', 'b']);
+      // The refused are parked once their job ends, as when they asked alone; the same-turn leaves free both slots for them.
+      await s.park(w1, 'd', 'f');
+      await s.park(w1, 'e', 'r');
+      await Promise.all([s.leave(w1, 'a'), s.leave(w1, 'b'), s.leave(w2, 'c')]);
+      expect(calls.leave).toBe(2);
+      expect(requeued).toEqual([
+        ['f', 'd'],
+        ['r', 'e'],
+      ]);
+      expect((await leases(s, w1)).sort()).toEqual(['d', 'e']);
+      expect(await leases(s, w2)).toEqual([]);
+      expect(await parkedCount()).toBe(2);
+    } finally {
+      r.webhookSlotsEnter = enter;
+      r.webhookSlotsLeave = leave;
+    }
+  });
+
   it('webhooks do not share slots', async () => {
     const s = make(1);
     const [w1, w2] = [hook(), hook()];

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { ANSWER_TIMEOUT_MS, AttemptGate, OverdueDelivery, RESOLVE_TIMEOUT_MS } from '@app/domain';
+import { ANSWER_TIMEOUT_MS, AttemptGate, MicroBatch, OverdueDelivery, RESOLVE_TIMEOUT_MS } from '@app/domain';
 import { Metrics, METRICS } from '@app/metrics';
 import { isRedisUnavailable, REDIS, RedisOutage } from '@app/redis';
 import type { DeliveryJob } from '@app/queue';
@@ -16,12 +16,19 @@ import { DeliveryQueues } from './delivery-queues';
 export const LEASE_MARGIN_MS = 5000;
 /** The webhook's keys vanish this long after their last change (an idle webhook leaves nothing behind). */
 export const SLOT_KEYS_TTL_MS = 24 * 3_600_000;
+/** Enters (and leaves) asked for in one turn of the event loop go to Redis together, at most this many per call. */
+const SLOT_BATCH_MAX = 200;
 
 /** Which queue a parked delivery came from, and goes back to when a slot frees: 'f' first attempts, 'r' retries. */
 export type SlotQueue = 'f' | 'r';
 export interface Woken {
   id: string;
   queue: SlotQueue;
+}
+interface Asking {
+  webhookId: string;
+  id: string;
+  queue?: SlotQueue;
 }
 
 /**
@@ -64,26 +71,34 @@ end
 `;
 
 /**
- * Before an attempt (ARGV[4] the delivery): 1 = go (it holds a lease now), 0 = the webhook is full.
- * A delivery already holding a lease (handed a slot while parked) goes and its lease is renewed.
- * Then the woken pairs (id, queue), the delivery itself never among them.
+ * Before attempts (ARGV[4..] the deliveries of this webhook, in order; one call answers every attempt
+ * of the webhook that asked in the same turn of a worker's event loop): for each, 1 = go (it holds a
+ * lease now), 0 = the webhook is full — as if each had asked alone, in that order. A delivery already
+ * holding a lease (handed a slot while parked) goes and its lease is renewed. Returns { verdicts,
+ * woken pairs }, the asking deliveries never among the woken.
  */
 const ENTER = `${PRELUDE}
-local id = ARGV[4]
 local woken = fill()
-local verdict = 0
-if redis.call('ZSCORE', leases, id) then
-  verdict = 1
-elseif redis.call('ZCARD', leases) < cap then
-  verdict = 1
+local verdicts = {}
+local asking = {}
+for i = 4, #ARGV do
+  local id = ARGV[i]
+  asking[id] = true
+  local verdict = 0
+  if redis.call('ZSCORE', leases, id) then
+    verdict = 1
+  elseif redis.call('ZCARD', leases) < cap then
+    verdict = 1
+  end
+  if verdict == 1 then redis.call('ZADD', leases, lease_until, id) end
+  verdicts[#verdicts + 1] = verdict
 end
-if verdict == 1 then redis.call('ZADD', leases, lease_until, id) end
-local out = { verdict }
+local others = {}
 for i = 1, #woken, 2 do
-  if woken[i] ~= id then out[#out + 1] = woken[i]; out[#out + 1] = woken[i + 1] end
+  if not asking[woken[i]] then others[#others + 1] = woken[i]; others[#others + 1] = woken[i + 1] end
 end
 touch()
-return out`;
+return { verdicts, others }`;
 
 /**
  * Parks a delivery whose job has ended (ARGV[4] the delivery, ARGV[5] its queue): 0 = parked; 1 =
@@ -109,9 +124,9 @@ for i = 1, #woken do out[#out + 1] = woken[i] end
 touch()
 return out`;
 
-/** After an attempt, or instead of one (ARGV[4] the delivery): its lease goes; returns the woken pairs. */
+/** After attempts, or instead of them (ARGV[4..] deliveries of this webhook): their leases go; returns the woken pairs. */
 const LEAVE = `${PRELUDE}
-redis.call('ZREM', leases, ARGV[4])
+for i = 4, #ARGV do redis.call('ZREM', leases, ARGV[i]) end
 local woken = fill()
 touch()
 return woken`;
@@ -157,6 +172,16 @@ type Script = (k1: string, k2: string, k3: string, ...argv: Array<string | numbe
 const SCRIPTS = { webhookSlotsEnter: ENTER, webhookSlotsPark: PARK, webhookSlotsLeave: LEAVE, webhookSlotsSweep: SWEEP, webhookSlotsAdmit: ADMIT } as const;
 type Scripts = Record<keyof typeof SCRIPTS, Script>;
 
+const byWebhook = (items: Asking[]): Map<string, Asking[]> => {
+  const out = new Map<string, Asking[]>();
+  for (const x of items) {
+    const list = out.get(x.webhookId);
+    if (list) list.push(x);
+    else out.set(x.webhookId, [x]);
+  }
+  return out;
+};
+
 const pairs = (flat: unknown[]): Woken[] => {
   const out: Woken[] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) out.push({ id: String(flat[i]), queue: flat[i + 1] === 'r' ? 'r' : 'f' });
@@ -185,6 +210,9 @@ export class WebhookSlots {
   /** Jobs whose attempt found the webhook full, by queue and delivery id: parked once BullMQ has removed the job. */
   private readonly refused = new Map<string, string>();
   private readonly parked: Counter;
+  /** The attempts of a turn ask together: one script call per webhook for all of them (a busy webhook's attempts start and end in bursts). */
+  private readonly enters = new MicroBatch<Asking, boolean>((items) => this.enterMany(items), SLOT_BATCH_MAX);
+  private readonly leaves = new MicroBatch<Asking, void>((items) => this.leaveMany(items), SLOT_BATCH_MAX);
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -230,20 +258,52 @@ export class WebhookSlots {
     });
   }
 
-  async enter(webhookId: string, id: string, queue: SlotQueue): Promise<boolean> {
-    const out = (await this.run('webhookSlotsEnter', webhookId, [id])) as unknown[] | null;
-    if (!out) return true;
-    await this.wake(pairs(out.slice(1)));
-    if (Number(out[0]) === 1) return true;
-    this.refused.set(`${queue}:${id}`, webhookId);
-    this.parked.inc();
-    return false;
+  /** Whether the attempt may go now (it then holds a lease); asked together with the other attempts of this turn. */
+  enter(webhookId: string, id: string, queue: SlotQueue): Promise<boolean> {
+    return this.enters.push({ webhookId, id, queue });
   }
 
   /** Frees the delivery's slot (after its attempt, or when it turned out not to need one) and queues whoever gets it. */
-  async leave(webhookId: string, id: string): Promise<void> {
-    const out = (await this.run('webhookSlotsLeave', webhookId, [id])) as unknown[] | null;
-    if (out) await this.wake(pairs(out));
+  leave(webhookId: string, id: string): Promise<void> {
+    return this.leaves.push({ webhookId, id });
+  }
+
+  private async enterMany(items: Asking[]): Promise<boolean[]> {
+    const verdicts = new Map<Asking, boolean>();
+    await Promise.all(
+      [...byWebhook(items)].map(async ([webhookId, list]) => {
+        const out = (await this.run(
+          'webhookSlotsEnter',
+          webhookId,
+          list.map((x) => x.id),
+        )) as [unknown[], unknown[]] | null;
+        if (!out) return list.forEach((x) => verdicts.set(x, true));
+        await this.wake(pairs(out[1]));
+        list.forEach((x, i) => {
+          const go = Number(out[0][i]) === 1;
+          verdicts.set(x, go);
+          if (!go) {
+            this.refused.set(`${x.queue}:${x.id}`, webhookId);
+            this.parked.inc();
+          }
+        });
+      }),
+    );
+    return items.map((x) => verdicts.get(x) ?? true);
+  }
+
+  private async leaveMany(items: Asking[]): Promise<void[]> {
+    await Promise.all(
+      [...byWebhook(items)].map(async ([webhookId, list]) => {
+        const out = (await this.run(
+          'webhookSlotsLeave',
+          webhookId,
+          list.map((x) => x.id),
+        )) as unknown[] | null;
+        if (out) await this.wake(pairs(out));
+      }),
+    );
+    return items.map(() => undefined);
   }
 
   /** Parks a refused delivery (its job is gone); queues it again at once if a slot freed meanwhile. */
