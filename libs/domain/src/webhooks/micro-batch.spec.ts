@@ -57,4 +57,16 @@ describe('MicroBatch', () => {
     expect(await Promise.all([first, second])).toEqual([1, 2]);
     expect(runs).toEqual([[1, 2]]);
   });
+
+  it('fails the batch, not the process, when run throws before returning a promise', async () => {
+    let fail = true;
+    const batch = new MicroBatch<number, number>((items) => {
+      if (fail) throw new Error('thrown at once');
+      return Promise.resolve(items);
+    });
+    const settled = await Promise.allSettled([batch.push(1), batch.push(2)]);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+    fail = false;
+    expect(await batch.push(7)).toBe(7);
+  });
 });

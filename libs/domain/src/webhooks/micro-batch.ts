@@ -36,7 +36,14 @@ export class MicroBatch<I, O> {
     this.scheduled = false;
     const batch = this.pending.splice(0, this.pending.length);
     if (batch.length === 0) return;
-    this.run(batch.map((b) => b.item))
+    let outs: Promise<O[]>;
+    try {
+      outs = this.run(batch.map((b) => b.item));
+    } catch (err) {
+      // A `run` that throws before it returns a promise fails its batch, not the process (flush runs from a timer).
+      outs = Promise.reject(err);
+    }
+    outs
       .then(
         (outs) => {
           if (outs.length !== batch.length) throw new Error(`micro-batch: ${outs.length} results for ${batch.length} items`);
