@@ -37,11 +37,14 @@ export class ScimUsersService {
   async list(caller: ScimCaller, filter: string | undefined, page: ScimPage): Promise<ScimList<ScimJson>> {
     const query = { conditions: filter === undefined ? [] : parseUserFilter(filter) };
     const m = this.tx.manager;
-    const totalResults = await this.repo.count(m, caller.organisationId, query);
+    const org = caller.organisationId;
+    // The first page comes first: when it is not full it holds every match, and its length is
+    // totalResults without a statement to count them (a `userName eq` lookup: one statement).
+    const first = page.startIndex === 1 && page.count > 0 ? await this.repo.find(m, org, query, { offset: 0, limit: page.count }) : undefined;
+    const totalResults = first && first.length < page.count ? first.length : await this.repo.count(m, org, query);
     const rows =
-      page.count > 0 && page.startIndex <= totalResults
-        ? await this.repo.find(m, caller.organisationId, query, { offset: page.startIndex - 1, limit: page.count })
-        : [];
+      first ??
+      (page.count > 0 && page.startIndex <= totalResults ? await this.repo.find(m, org, query, { offset: page.startIndex - 1, limit: page.count }) : []);
     return { totalResults, startIndex: page.startIndex, items: rows.map((r) => this.present(caller, r)) };
   }
 
