@@ -16,7 +16,7 @@ export interface MailMessage {
 /**
  * Outgoing mail through nodemailer: SMTP when SMTP_URL is set; otherwise each message is
  * written as an .eml file under DATA_DIR/mail and the log says where. SMTP connections are
- * pooled (nodemailer's pool: at most 5 open, each used for up to 100 messages and kept open
+ * pooled (nodemailer's pool: at most 20 open, each used for up to 100 messages and kept open
  * between them until the server or shutdown closes it) unless SMTP_URL says `pool=false`: a
  * connection, greeting and EHLO per message cost more than the message itself when SCIM
  * provisioning adds thousands of people.
@@ -59,8 +59,13 @@ export class Mailer implements OnApplicationShutdown {
   }
 }
 
-/** `url` with `pool=true` added unless its query sets `pool` itself (the rest of it kept as written). */
+/**
+ * `url` with `pool=true&maxConnections=20` added unless its query sets `pool` itself (the rest
+ * of it kept as written). 20, not nodemailer's 5: a message takes a connection ~40 ms even on
+ * loopback, so 5 would cap mail at ~110 a second, below what SCIM provisioning creates (the
+ * queue, in memory, would grow); before pooling every message had a connection of its own.
+ */
 function pooled(url: string): string {
   if (/[?&]pool=/.test(url)) return url;
-  return `${url}${url.includes('?') ? '&' : '?'}pool=true`;
+  return `${url}${url.includes('?') ? '&' : '?'}pool=true&maxConnections=20`;
 }
