@@ -502,14 +502,20 @@ async function stopMeter(tracePort, meter) {
 /**
  * EXPLAIN (ANALYZE, BUFFERS) of each statement of one traced create, replayed in one transaction
  * that is rolled back, for a new address (its address swapped into the parameters; ids returned by
- * one statement and used by the next stay those of the traced create): planning and execution
+ * one statement and used by the next stay those of the traced create; its externalId made
+ * another): planning and execution
  * time in the server, and the time of each trigger fired.
  */
-async function explainCreate(sample, address, replacement) {
+async function explainCreate(sample, address, replacement, externalId) {
   const { Client } = require('pg');
   const db = new Client({ connectionString: SETTINGS.database_url });
   await db.connect();
-  const swap = (v) => (typeof v === 'string' ? v.split(address).join(replacement).split(address.toLowerCase()).join(replacement.toLowerCase()) : v);
+  const swap = (v) =>
+    v === externalId
+      ? `x${externalId}`
+      : typeof v === 'string'
+        ? v.split(address).join(replacement).split(address.toLowerCase()).join(replacement.toLowerCase())
+        : v;
   const out = [];
   try {
     await db.query('BEGIN');
@@ -566,7 +572,7 @@ function breakdownMarkdown(b) {
     row(`provisioning (${SETTINGS.provisioning_concurrency} connections)`, c),
     row('one at a time, at the end (1 connection)', q),
     '',
-    `Welcome mails: ${c.welcome_mail.sent} sent during provisioning, ${c.welcome_mail.awaited_by_the_answer} of them finished before their create's answer was written (the rest after: the answer does not wait for them); one send (SMTP connection, EHLO, MAIL, RCPT, DATA, QUIT to the sink) p50 ${c.welcome_mail.send_ms?.p50_ms ?? '–'} ms, p99 ${c.welcome_mail.send_ms?.p99_ms ?? '–'} ms during provisioning.`,
+    `Welcome mails: ${c.welcome_mail.sent} sent during provisioning, ${c.welcome_mail.awaited_by_the_answer} of them finished before their create's answer was written (the rest after: the answer does not wait for them); one send (from Mailer.send to the sink's answer, through the pooled connections when the build pools them) p50 ${c.welcome_mail.send_ms?.p50_ms ?? '–'} ms, p99 ${c.welcome_mail.send_ms?.p99_ms ?? '–'} ms during provisioning.`,
     '',
     "Statements of a create, by time per create (call to answer as the pool's client sees it):",
     '',
@@ -666,7 +672,7 @@ async function main() {
     sizes.push(large);
     say(`${SETTINGS.traced_creates} creates one at a time, traced…`);
     const sequential = await sequentialCreates(port, headers, domain, tracePort, SETTINGS.traced_creates);
-    const explain = await explainCreate(sequential.sample, `trace0@${domain}`, `explain0@${domain}`);
+    const explain = await explainCreate(sequential.sample, `trace0@${domain}`, `explain0@${domain}`, 'tr0');
     report = {
       benchmark: 'SCIM: POST /scim/v2/Users provisioning and userName eq lookups at 10,000 and 100,000 users (HTTPS, keep-alive)',
       date: new Date().toISOString(),
