@@ -39,6 +39,27 @@ const COLUMNS = `
   i.group_id AS inv_group_id, i.created_at AS inv_created_at, i.answered_at AS inv_answered_at,
   g.id AS group_id, g.name AS group_name`;
 
+/** What saveAttributes writes: $2..$11 (see saveParams). */
+const SAVE_SET = `external_id = $2, given_name = $3, family_name = $4, formatted_name = $5, employee_number = $6,
+  department = $7, manager_id = $8, emails = $9::jsonb, email_keys = $10::text[], attributes = $11::jsonb, updated_at = now()`;
+
+/** The parameters $2..$11 of SAVE_SET. */
+function saveParams(f: UserFields, platformName: string | null): unknown[] {
+  const attributes: ScimAttributes = { ...f.extras, displayName: f.displayName, platformName };
+  return [
+    f.externalId,
+    f.givenName,
+    f.familyName,
+    f.formatted,
+    f.employeeNumber,
+    f.department,
+    f.managerId,
+    f.emails ? JSON.stringify(f.emails) : null,
+    emailKeys(f.emails),
+    JSON.stringify(attributes),
+  ];
+}
+
 export interface UserQuery {
   conditions?: UserCondition[];
   ids?: string[];
@@ -102,23 +123,40 @@ export class ScimUsersRepository {
     return rows[0] ?? null;
   }
 
-  async getByAddress(m: EntityManager, organisationId: string, address: string): Promise<ScimUserRow | null> {
-    const rows = await this.find(m, organisationId, { conditions: [{ attr: 'userName', value: address }] });
-    return rows[0] ?? null;
+  /**
+   * A create's checks in one statement: whether the address is a live user here, and whether
+   * `externalId` (if given) is held by a live user. When neither is, it also forgets what no
+   * member or invitation backs any longer (the address's row, so the create gets a new
+   * id; and the externalId of rows no longer live); when either is, it changes nothing.
+   */
+  async checkCreate(
+    m: EntityManager,
+    organisationId: string,
+    address: string,
+    externalId: string | null,
+  ): Promise<{ addressTaken: boolean; externalIdTaken: boolean }> {
+    const [row] = await m.query(
+      `WITH addr AS (SELECT s.id, ${LIVE} AS live ${FROM} WHERE s.organisation_id = $1 AND s.email_key = lower($2)),
+            ext AS (SELECT s.id, ${LIVE} AS live ${FROM} WHERE $3::text IS NOT NULL AND s.organisation_id = $1 AND s.external_id = $3::text),
+            taken AS (SELECT EXISTS (SELECT 1 FROM addr WHERE live) AS address, EXISTS (SELECT 1 FROM ext WHERE live) AS external_id),
+            dropped AS (DELETE FROM scim_users WHERE id IN (SELECT id FROM addr) AND NOT (SELECT address OR external_id FROM taken)),
+            freed AS (UPDATE scim_users SET external_id = NULL
+                       WHERE id IN (SELECT id FROM ext) AND id NOT IN (SELECT id FROM addr) AND NOT (SELECT address OR external_id FROM taken))
+       SELECT address, external_id FROM taken`,
+      [organisationId, address, externalId],
+    );
+    return { addressTaken: row.address === true, externalIdTaken: row.external_id === true };
   }
 
-  /** The scim_users row of an address, live or not (made by the triggers when the address joined or was invited). */
-  async rowIdOf(m: EntityManager, organisationId: string, address: string): Promise<string | null> {
-    const rows: Array<{ id: string }> = await m.query(`SELECT id FROM scim_users WHERE organisation_id = $1 AND email_key = lower($2)`, [
+  /** Writes the attributes (saveAttributes) of the scim_users row of an address, live or not; its id, or null when it has none. */
+  async saveAttributesOf(m: EntityManager, organisationId: string, address: string, f: UserFields, platformName: string | null): Promise<string | null> {
+    // TypeORM answers an UPDATE ... RETURNING as [rows, count].
+    const [rows] = (await m.query(`UPDATE scim_users SET ${SAVE_SET} WHERE organisation_id = $1 AND email_key = lower($12) RETURNING id`, [
       organisationId,
+      ...saveParams(f, platformName),
       address,
-    ]);
+    ])) as [Array<{ id: string }>, number];
     return rows[0] ? String(rows[0].id) : null;
-  }
-
-  /** Forgets a row no member or invitation backs any longer, so a new POST gets a new id. */
-  async dropStale(m: EntityManager, organisationId: string, address: string): Promise<void> {
-    await m.query(`DELETE FROM scim_users WHERE organisation_id = $1 AND email_key = lower($2)`, [organisationId, address]);
   }
 
   async delete(m: EntityManager, id: string): Promise<void> {
@@ -130,25 +168,7 @@ export class ScimUsersRepository {
    * `platformName`, the platform's name once this write is done (see ScimAttributes).
    */
   async saveAttributes(m: EntityManager, id: string, f: UserFields, platformName: string | null): Promise<void> {
-    const attributes: ScimAttributes = { ...f.extras, displayName: f.displayName, platformName };
-    await m.query(
-      `UPDATE scim_users SET external_id = $2, given_name = $3, family_name = $4, formatted_name = $5, employee_number = $6,
-              department = $7, manager_id = $8, emails = $9::jsonb, email_keys = $10::text[], attributes = $11::jsonb, updated_at = now()
-        WHERE id = $1`,
-      [
-        id,
-        f.externalId,
-        f.givenName,
-        f.familyName,
-        f.formatted,
-        f.employeeNumber,
-        f.department,
-        f.managerId,
-        f.emails ? JSON.stringify(f.emails) : null,
-        emailKeys(f.emails),
-        JSON.stringify(attributes),
-      ],
-    );
+    await m.query(`UPDATE scim_users SET ${SAVE_SET} WHERE id = $1`, [id, ...saveParams(f, platformName)]);
   }
 
   async setDeactivated(m: EntityManager, id: string, deactivated: boolean): Promise<void> {

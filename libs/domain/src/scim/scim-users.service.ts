@@ -37,11 +37,14 @@ export class ScimUsersService {
   async list(caller: ScimCaller, filter: string | undefined, page: ScimPage): Promise<ScimList<ScimJson>> {
     const query = { conditions: filter === undefined ? [] : parseUserFilter(filter) };
     const m = this.tx.manager;
-    const totalResults = await this.repo.count(m, caller.organisationId, query);
+    const org = caller.organisationId;
+    // The first page comes first: when it is not full it holds every match, and its length is
+    // totalResults without a statement to count them (a `userName eq` lookup: one statement).
+    const first = page.startIndex === 1 && page.count > 0 ? await this.repo.find(m, org, query, { offset: 0, limit: page.count }) : undefined;
+    const totalResults = first && first.length < page.count ? first.length : await this.repo.count(m, org, query);
     const rows =
-      page.count > 0 && page.startIndex <= totalResults
-        ? await this.repo.find(m, caller.organisationId, query, { offset: page.startIndex - 1, limit: page.count })
-        : [];
+      first ??
+      (page.count > 0 && page.startIndex <= totalResults ? await this.repo.find(m, org, query, { offset: page.startIndex - 1, limit: page.count }) : []);
     return { totalResults, startIndex: page.startIndex, items: rows.map((r) => this.present(caller, r)) };
   }
 
@@ -56,20 +59,23 @@ export class ScimUsersService {
     return this.tx.run(async (m) => {
       // Until commit, no other add of this address (SCIM or REST) runs between the check and the write.
       await lockAddress(m, org, next.userName);
-      if (await this.repo.getByAddress(m, org, next.userName)) throw uniqueness(`userName: ${next.userName} is already a User of this organisation.`);
-      // Not live: a row left from a person removed through REST. A POST makes a new user, with a new id.
-      await this.repo.dropStale(m, org, next.userName);
-      if (next.externalId !== null) await this.assertExternalIdFree(m, org, next.externalId, null);
+      // Whether the address or the externalId is a live user's; if neither, a row left from a person
+      // removed through REST is dropped (a POST makes a new user, with a new id) and a removed
+      // user's externalId is freed.
+      const taken = await this.repo.checkCreate(m, org, next.userName, next.externalId);
+      if (taken.addressTaken) throw uniqueness(`userName: ${next.userName} is already a User of this organisation.`);
+      if (taken.externalIdTaken) throw uniqueness(`externalId: "${next.externalId}" is already used by another User of this organisation.`);
       await this.assertManager(m, org, next.managerId, null);
       const outcome = await this.adder
-        .add(org, { email: next.userName, name: platformName(next) ?? undefined, jobTitle: next.title }, 'scim', caller.connectionId)
+        .addLocked(m, org, { email: next.userName, name: platformName(next) ?? undefined, jobTitle: next.title }, 'scim', caller.connectionId)
         .catch((err: unknown) => {
           throw err instanceof DomainError && err.code === 'in_another_organisation' ? uniqueness(`userName: ${err.message}`) : err;
         });
       if (outcome.outcome === 'existing') throw uniqueness(`userName: ${next.userName} is already a User of this organisation.`);
-      const id = await this.repo.rowIdOf(m, org, next.userName);
+      const id = await this.repo.saveAttributesOf(m, org, next.userName, next, platformName(next)).catch((err: unknown) => {
+        throw pgCode(err) === PG_UNIQUE_VIOLATION ? uniqueness(`externalId: "${next.externalId}" is already used by another User of this organisation.`) : err;
+      });
       if (!id) throw new Error('scim: the person or invitation has no scim_users row; is the Scim migration applied?');
-      await this.saveAttributes(m, id, next, platformName(next));
       if (next.active === false) await this.setActive(m, caller, await this.load(m, org, id, true), next);
       return this.present(caller, await this.load(m, org, id));
     });
