@@ -12,7 +12,6 @@
 'use strict';
 const lib = require('./lib');
 const { fork } = require('node:child_process');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const Redis = require('ioredis');
@@ -95,21 +94,6 @@ async function startReceiverOnce(tls) {
   return { proc, reset: () => ask('reset'), stats: () => ask('stats'), latencies: () => ask('latencies') };
 }
 
-const waitHealthy = (proc, port) =>
-  lib.waitReady(
-    'worker',
-    proc,
-    () =>
-      new Promise((resolve) => {
-        http
-          .get(`http://127.0.0.1:${port}/health/ready`, (res) => {
-            res.resume();
-            resolve(res.statusCode === 200);
-          })
-          .on('error', () => resolve(false));
-      }),
-  );
-
 /** Deletes every key under the bench's prefix (queues and slots): each run starts from nothing. */
 async function clearRedis(redis) {
   let cursor = '0';
@@ -150,7 +134,7 @@ async function run({ name, cap, fast, waitS }, ctx) {
     }),
   );
   try {
-    await waitHealthy(worker, healthPort);
+    await lib.waitWorkerReady(worker, healthPort);
     await receiver.reset();
     const parkedKey = `${SETTINGS.redis_prefix}:webhook-slots:{${tenants.hang.webhookId}}:parked`;
     say(`${name}: ${SETTINGS.hanging_deliveries} deliveries queued for the hanging receiver, then ${fast} fast events at ${SETTINGS.fast_rate_per_s}/s…`);

@@ -119,6 +119,16 @@ function start(name, args, env, { stdoutFile } = {}) {
   return track(proc);
 }
 
+/** Waits until a worker answers 200 on its health port's `/health/ready` (plain HTTP, not part of the api). */
+function waitWorkerReady(proc, port, name = 'worker') {
+  return waitReady(name, proc, () =>
+    fetch(`http://127.0.0.1:${port}/health/ready`).then(
+      async (r) => (await r.arrayBuffer(), r.ok),
+      () => false,
+    ),
+  );
+}
+
 /** SIGTERM, then SIGKILL if `proc` is still there after `killAfterMs`; resolves once it has exited. */
 function stop(proc, killAfterMs = 10000) {
   return new Promise((resolve) => {
@@ -298,6 +308,7 @@ module.exports = {
   stopAll,
   summariseMs,
   track,
+  waitWorkerReady,
   waitReady,
   withDb,
   writeResults,

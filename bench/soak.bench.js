@@ -152,12 +152,7 @@ async function main() {
       () => false,
     ),
   );
-  await lib.waitReady('worker', worker, () =>
-    fetch(`http://127.0.0.1:${healthPort}/health/ready`).then(
-      (r) => r.ok,
-      () => false,
-    ),
-  );
+  await lib.waitWorkerReady(worker, healthPort);
   const hook = await call('POST', '/v1/webhooks', { url: `https://${RECEIVER_HOST}/soak`, events: ['conversation.ended'] });
   if (hook.status !== 201) throw new Error(`webhook not created: ${hook.status} ${hook.body}`);
 

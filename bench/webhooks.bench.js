@@ -20,7 +20,6 @@ const lib = require('./lib');
 const { fork } = require('node:child_process');
 const { createHmac, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { Client } = require('pg');
@@ -152,22 +151,6 @@ async function bareLoop(tls, count) {
   return { deliveries: count, seconds, per_second: Math.round(count / seconds) };
 }
 
-/** The worker's health endpoint is plain HTTP. */
-const waitHealthy = (proc, port) =>
-  lib.waitReady(
-    'worker',
-    proc,
-    () =>
-      new Promise((resolve) => {
-        http
-          .get(`http://127.0.0.1:${port}/health/ready`, (res) => {
-            res.resume();
-            resolve(res.statusCode === 200);
-          })
-          .on('error', () => resolve(false));
-      }),
-  );
-
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const n = s.length;
@@ -252,7 +235,7 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
       [organisationId, n],
     );
   try {
-    await waitHealthy(worker, healthPort);
+    await lib.waitWorkerReady(worker, healthPort);
     say(`round ${round}, ${build.name}: ${SETTINGS.warmup} warm-up deliveries (load ${load})…`);
     const d0 = await delivered();
     await receiver.reset();
