@@ -54,7 +54,7 @@ const UPLOAD = {
   file_bytes: Number(process.env.BENCH_UPLOAD_BYTES || 1024 * 1024),
   concurrencies: (process.env.BENCH_UPLOAD_CONCURRENCY || '1,8,32').split(',').map(Number),
   rounds: Number(process.env.BENCH_UPLOAD_ROUNDS || 3),
-  warmup_uploads: 4,
+  warmup_uploads: Number(process.env.BENCH_UPLOAD_WARMUP || 4),
   file: 'bench.txt, text/plain, UTF-8 lines of text',
   memory: 'VmHWM after (peak, reset via /proc/<pid>/clear_refs before) minus VmRSS before, of the api process',
 };
@@ -289,6 +289,8 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
     const worker = ctx.get(TranslationProcessor).worker;
     const queue = ctx.get(TranslationQueue);
     const through = async (n) => {
+      // What autovacuum would have done since the last measure (this machine's Postgres may run with it off).
+      for (const table of ['documents', 'outbox_events']) await db.query(`VACUUM ANALYZE ${table}`);
       const docs = await insertDocuments(n);
       const ids = docs.map((d) => d.id);
       const batch = new Set(ids);
