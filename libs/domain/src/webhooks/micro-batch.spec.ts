@@ -70,3 +70,69 @@ describe('MicroBatch', () => {
     expect(await batch.push(7)).toBe(7);
   });
 });
+
+describe('MicroBatch with a limit on batches in flight', () => {
+  /** A run that answers only when told to, recording what each batch held. */
+  const controlled = () => {
+    const runs: number[][] = [];
+    const answers: Array<(fail?: Error) => void> = [];
+    const batch = new MicroBatch<number, number>(
+      (items) =>
+        new Promise<number[]>((resolve, reject) => {
+          runs.push(items);
+          answers.push((fail) => (fail ? reject(fail) : resolve(items.map((i) => i * 10))));
+        }),
+      3,
+      0,
+      1,
+    );
+    const turn = () => new Promise((r) => setImmediate(r));
+    return { runs, answers, batch, turn };
+  };
+
+  it('sends a call alone at once, and gathers the calls made while a batch runs into the next', async () => {
+    const { runs, answers, batch, turn } = controlled();
+    const first = batch.push(1);
+    await turn();
+    expect(runs).toEqual([[1]]);
+    const later = [batch.push(2), batch.push(3)];
+    await turn();
+    await turn();
+    expect(runs).toEqual([[1]]); // waiting for the batch in flight
+    answers[0]();
+    expect(await first).toBe(10);
+    await turn();
+    expect(runs).toEqual([[1], [2, 3]]);
+    answers[1]();
+    expect(await Promise.all(later)).toEqual([20, 30]);
+  });
+
+  it('keeps to its maximum per batch while calls pile up behind a slow one', async () => {
+    const { runs, answers, batch, turn } = controlled();
+    const all = [batch.push(0)];
+    await turn();
+    for (let i = 1; i <= 7; i++) all.push(batch.push(i));
+    await turn();
+    expect(runs).toEqual([[0]]);
+    for (let k = 0; k < 4; k++) {
+      answers[k]();
+      await turn();
+      await turn();
+    }
+    expect(runs).toEqual([[0], [1, 2, 3], [4, 5, 6], [7]]);
+    expect(await Promise.all(all)).toEqual([0, 10, 20, 30, 40, 50, 60, 70]);
+  });
+
+  it('goes on after a failed batch: its calls fail, the next batch runs', async () => {
+    const { runs, answers, batch, turn } = controlled();
+    const first = batch.push(1);
+    await turn();
+    const second = batch.push(2);
+    answers[0](new Error('database away'));
+    await expect(first).rejects.toThrow('database away');
+    await turn();
+    expect(runs).toEqual([[1], [2]]);
+    answers[1]();
+    expect(await second).toBe(20);
+  });
+});
