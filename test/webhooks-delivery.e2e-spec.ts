@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
-import { AddressPolicy, HostResolver, OutboxRelayService, verifySignature, WebhookSender, WebhookTls } from '../libs/domain/src/webhooks';
+import { AddressPolicy, DeliveryAttemptsService, HostResolver, OutboxRelayService, verifySignature, WebhookSender, WebhookTls } from '../libs/domain/src/webhooks';
 import { makeTenant, Tenant, TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
 import { RECEIVER_DOMAIN, ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
@@ -183,6 +183,40 @@ describe('Webhooks: delivery by the worker', () => {
       expect(got.headers.host).toBe(host);
       expect(spy).toHaveBeenCalledWith(host);
       expectSigned(got, res.body.data.secret);
+    });
+
+    it('logs an attempt once when its record is sent again after a commit whose answer was lost', async () => {
+      const t = await makeTenant(api.app);
+      const h = await hook(t, ['conversation.ended'], 'lost-answer');
+      const svc = worker.get(DeliveryAttemptsService);
+      const pool = (svc as unknown as { pool: { query: (...args: unknown[]) => Promise<unknown> } }).pool;
+      const real = pool.query.bind(pool);
+      let lost = 0;
+      // The first record statement commits, then its answer is lost (as when the connection drops right after the commit).
+      let again = 0;
+      jest.spyOn(pool, 'query').mockImplementation(async (...args: unknown[]) => {
+        const q = args[0] as { name?: string; text?: string } | string;
+        const isRecord = (typeof q === 'string' ? q : (q.text ?? '')).includes('INSERT INTO webhook_delivery_attempts');
+        const out = await real(...args);
+        if (isRecord && lost === 0) {
+          lost++;
+          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+        }
+        if (isRecord) again++; // the same record, sent again, went through
+        return out;
+      });
+      await endConversation(t);
+      await receiver.waitFor(h.path);
+      const [d] = await until(async () => {
+        const rows = await deliveries(h.id);
+        return rows[0]?.state === 'delivered' ? rows : null;
+      }, 'the delivery recorded as delivered');
+      expect(lost).toBe(1);
+      await until(async () => again >= 1, 'the record sent again');
+      const logged = await attempts(d.id);
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toMatchObject({ number: 1, succeeded: true });
+      expect(d.attempts).toBe(1);
     });
 
     it('looks the name up at every attempt: when any address is not public, nothing is sent and the attempt fails with the reason', async () => {

@@ -11,6 +11,7 @@ import { IdempotencyClaims1764030000000 } from './1764030000000-IdempotencyClaim
 import { ConsoleAccess1764100000000 } from './1764100000000-ConsoleAccess';
 import { DeliveryLogFilters1764110000000 } from './1764110000000-DeliveryLogFilters';
 import { TraceContext1764140000000 } from './1764140000000-TraceContext';
+import { DeliveryAttemptsOnce1764150000000 } from './1764150000000-DeliveryAttemptsOnce';
 
 export { CHANNELS } from './channels';
 
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   ConsoleAccess1764100000000,
   DeliveryLogFilters1764110000000,
   TraceContext1764140000000,
+  DeliveryAttemptsOnce1764150000000,
 ];

@@ -91,7 +91,8 @@ const READ = `
 
 /**
  * Records attempts in one statement: their log lines (always: every attempt is logged; once: the
- * statement run again after a commit whose answer was lost adds nothing), each
+ * statement run again after a commit whose answer was lost adds nothing, by the unique index on
+ * (delivery, series, number, attempted_at) rather than a search of the log), each
  * delivery's new state — only if it is still the pending attempt that was read (a delivery given
  * up meanwhile stays given up; a duplicate job cannot move it twice) — and each webhook's run of
  * failures (tests never count): a success ends the run; a failure starts one unless one is running.
@@ -110,8 +111,7 @@ const FINISH = `
   ), logged AS (
     INSERT INTO webhook_delivery_attempts (delivery_id, series, number, attempted_at, succeeded, status, duration_ms, error)
     SELECT id, series, attempts + 1, attempted_at, ok, status, duration_ms, error FROM i
-     WHERE NOT EXISTS (SELECT 1 FROM webhook_delivery_attempts a
-                        WHERE a.delivery_id = i.id AND a.series = i.series AND a.number = i.attempts + 1 AND a.attempted_at = i.attempted_at)
+    ON CONFLICT (delivery_id, series, number, attempted_at) DO NOTHING
   ), runs AS (
     SELECT webhook_id,
            (array_agg(ok ORDER BY attempted_at DESC))[1] AS last_ok,
