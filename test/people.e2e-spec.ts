@@ -1,5 +1,5 @@
 import { Scope, TransactionHost } from '@app/core';
-import { DomainsService, GroupEntity, InvitationEntity, InvitationsService, PeopleAdder, PersonEntity } from '@app/domain';
+import { DomainsService, GroupEntity, InvitationEntity, InvitationsService, joinOrganisation, PeopleAdder, PersonEntity } from '@app/domain';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
@@ -70,6 +70,24 @@ describe('People and invitations', () => {
   const submit = (form: Record<string, string>) => api.http().post('/invitations/accept').type('form').send(form) as unknown as Promise<Res>;
 
   describe('POST /v1/users: adding by address', () => {
+    it('the person a join answers (from its write, without reading it back) is the one a read of it gives', async () => {
+      const t = await tenant();
+      const people = db.getRepository(PersonEntity);
+      for (const fromAccount of [false, true]) {
+        const address = `Joined.${rand()}@Example.org`;
+        let account: PersonEntity | null = null;
+        if (fromAccount) {
+          const [{ id }] = await db.query(`INSERT INTO people (email, name, disabled) VALUES ($1, 'Old name', true) RETURNING id`, [address]);
+          account = await people.findOneByOrFail({ id: String(id) });
+        }
+        const joined = await db.transaction((m) => joinOrganisation(m, account, address, t.organisationId, { name: 'Ana', jobTitle: 'Nurse', groupId: null }));
+        expect(joined).toBeInstanceOf(PersonEntity);
+        expect(joined).toEqual(await people.findOneByOrFail({ id: joined!.id }));
+        expect(joined).toMatchObject({ email: address, name: 'Ana', jobTitle: 'Nurse', organisationId: t.organisationId, disabled: false });
+        expect(joined!.joinedAt).toBeInstanceOf(Date);
+      }
+    });
+
     it('already a member → 200 {data: Person}, unchanged, whatever the case of the address', async () => {
       const t = await tenant();
       const p = await seedPerson(t.organisationId, { email: `Ana.${rand()}@Member.example`, jobTitle: 'Nurse' });

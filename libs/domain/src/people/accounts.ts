@@ -33,20 +33,28 @@ export async function joinOrganisation(
                 job_title = CASE WHEN $5 THEN $6 ELSE job_title END,
                 disabled = false, joined_at = now(), updated_at = now()
           WHERE id = $1 AND organisation_id IS NULL
-          RETURNING id`,
+          RETURNING *`,
         [account.id, organisationId, fields.groupId, fields.name ?? null, fields.jobTitle !== undefined, fields.jobTitle ?? null],
       )
     : await m.query(
         `INSERT INTO people (email, name, job_title, organisation_id, group_id, joined_at)
          VALUES ($1, $2, $3, $4, $5, now())
          ON CONFLICT (lower(email)) DO NOTHING
-         RETURNING id`,
+         RETURNING *`,
         [address, fields.name ?? '', fields.jobTitle ?? null, organisationId, fields.groupId],
       );
   // TypeORM answers an UPDATE ... RETURNING as [rows, count], an INSERT as rows.
-  const list = (account ? raw[0] : raw) as Array<{ id: string }>;
+  const list = (account ? raw[0] : raw) as Array<Record<string, unknown>>;
   if (list.length === 0) return null;
-  return m.getRepository(PersonEntity).findOneByOrFail({ id: String(list[0].id) });
+  return hydrate(m, list[0]);
+}
+
+/** The person a `RETURNING *` row describes, converted as TypeORM converts a read (no second round trip to read it back). */
+function hydrate(m: EntityManager, row: Record<string, unknown>): PersonEntity {
+  const meta = m.connection.getMetadata(PersonEntity);
+  const person = meta.create() as PersonEntity;
+  for (const column of meta.columns) column.setEntityValue(person, m.connection.driver.prepareHydratedValue(row[column.databaseName], column));
+  return person;
 }
 
 /**
