@@ -67,9 +67,12 @@ function freePort(host = '127.0.0.1') {
 }
 
 /** The checkout's short commit, or null outside a git checkout. */
+/** The commit measured, and whether the sources measured differ from it (uncommitted changes under apps/ or libs/). */
 function gitCommit() {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs'], { cwd: root, encoding: 'utf8' }).trim();
+    return changed ? `${commit} (with uncommitted changes to apps/ or libs/)` : commit;
   } catch {
     return null;
   }

@@ -599,7 +599,7 @@ function markdown(r) {
   const fmt = (n) => n.toLocaleString('en');
   const p = r.provisioning;
   return [
-    `Run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'} (plus uncommitted SCIM work), load average before ${r.machine.load_average_1m_before}.`,
+    `Run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}, load average before ${r.machine.load_average_1m_before}.`,
     `api: NODE_ENV=${SETTINGS.api_node_env}, LOG_LEVEL=${SETTINGS.api_log_level}, HTTPS keep-alive, local Postgres and Redis; the load generator on the same machine.`,
     '',
     `**Provisioning**: ${fmt(p.users)} users through \`POST /scim/v2/Users\` (Okta's create body, addresses on a verified domain so each is created, with its welcome email sent to a local SMTP sink), ${SETTINGS.provisioning_concurrency} concurrent connections: **${p.users_per_second} users/s** (${p.seconds} s); latency p50 ${p.latency.p50_ms} ms, p99 ${p.latency.p99_ms} ms. Welcome mails: ${r.welcome_mails_after_provisioning.received} of ${r.welcome_mails_after_provisioning.expected} received, the last ${r.welcome_mails_after_provisioning.waited_s} s after the last create.`,
