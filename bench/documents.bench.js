@@ -63,7 +63,8 @@ const UPLOAD = {
   file: 'bench.txt, text/plain, UTF-8 lines of text',
   memory: 'VmHWM after (peak, reset via /proc/<pid>/clear_refs before) minus VmRSS before, of the api process',
 };
-const TARGET_UPLOAD_GROWTH_MIB = 2;
+/** Issue 15: under 2 MB (2,000,000 bytes) per concurrent upload, in MiB as the figures are. */
+const TARGET_UPLOAD_GROWTH_MIB = 2e6 / 2 ** 20;
 const HOST = '127.0.0.1';
 const work = path.join(root, '.data', 'bench');
 const baselineDir = process.env.BENCH_BASELINE_DIST ? path.resolve(root, process.env.BENCH_BASELINE_DIST) : null;
@@ -451,7 +452,7 @@ async function main() {
               `| ${r.build} | ${r.concurrent_uploads} | ${r.growth_mib_median} | ${r.per_upload_mib_median} | ${r.per_upload_mib_max} | ${r.rss_before_mib_median} |`,
           ),
           '',
-          `Target (growth under ${TARGET_UPLOAD_GROWTH_MIB} MiB per concurrent upload, measured build, every N, median): **${
+          `Target (growth under 2 MB, ${TARGET_UPLOAD_GROWTH_MIB.toFixed(2)} MiB, per concurrent upload, measured build, every N, median): **${
             upload.results.filter((r) => r.build === 'measured').every((r) => r.per_upload_mib_median < TARGET_UPLOAD_GROWTH_MIB) ? 'met' : 'not met'
           }**.`,
           '',
