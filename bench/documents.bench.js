@@ -336,7 +336,9 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
       const pair = round % 2 ? [await alone(), await through(SETTINGS.documents)] : [await through(SETTINGS.documents), await alone()].reverse();
       const [direct, viaWorker] = pair;
       rounds.push({ adapter: direct.per_second, worker: viaWorker.per_second, ratio: viaWorker.per_second / direct.per_second });
-      say(`concurrency ${concurrency}, round ${round}: adapter ${Math.round(direct.per_second)} calls/s, worker ${Math.round(viaWorker.per_second)} documents/s`);
+      say(
+        `concurrency ${concurrency}, round ${round}: adapter ${Math.round(direct.per_second)} calls/s, worker ${Math.round(viaWorker.per_second)} documents/s`,
+      );
     }
     await ctx.close();
     const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -430,12 +432,16 @@ async function main() {
           '| concurrency | adapter alone (calls/s) | through the worker (documents/s) | worker / adapter | range over the rounds |',
           '|---:|---:|---:|---:|---:|',
           ...results.map(
-            (r) => `| ${r.concurrency} | ${r.adapter_calls_per_second} | ${r.worker_jobs_per_second} | ${r.worker_vs_adapter} | ${r.worker_vs_adapter_range.join('–')} |`,
+            (r) =>
+              `| ${r.concurrency} | ${r.adapter_calls_per_second} | ${r.worker_jobs_per_second} | ${r.worker_vs_adapter} | ${r.worker_vs_adapter_range.join('–')} |`,
           ),
           '',
           ...results
             .filter((r) => r.concurrency === 16)
-            .map((r) => `Target (the worker ≥ 0.5 of the adapter alone at concurrency 16, median of the rounds): ${r.worker_vs_adapter >= 0.5 ? 'met' : '**not met**'}.`),
+            .map(
+              (r) =>
+                `Target (the worker ≥ 0.5 of the adapter alone at concurrency 16, median of the rounds): ${r.worker_vs_adapter >= 0.5 ? 'met' : '**not met**'}.`,
+            ),
           '',
         ]
       : []),

@@ -7,7 +7,15 @@ import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
-import { AddressPolicy, DeliveryAttemptsService, HostResolver, OutboxRelayService, verifySignature, WebhookSender, WebhookTls } from '../libs/domain/src/webhooks';
+import {
+  AddressPolicy,
+  DeliveryAttemptsService,
+  HostResolver,
+  OutboxRelayService,
+  verifySignature,
+  WebhookSender,
+  WebhookTls,
+} from '../libs/domain/src/webhooks';
 import { makeTenant, Tenant, TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
 import { RECEIVER_DOMAIN, ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
