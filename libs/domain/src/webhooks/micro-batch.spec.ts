@@ -123,6 +123,34 @@ describe('MicroBatch with a limit on batches in flight', () => {
     expect(await Promise.all(all)).toEqual([0, 10, 20, 30, 40, 50, 60, 70]);
   });
 
+  it('fills every free place at once when several batches end together', async () => {
+    const runs: number[][] = [];
+    const answers: Array<() => void> = [];
+    const batch = new MicroBatch<number, number>(
+      (items) =>
+        new Promise<number[]>((resolve) => {
+          runs.push(items);
+          answers.push(() => resolve(items));
+        }),
+      1,
+      0,
+      2,
+    );
+    const turn = () => new Promise((r) => setImmediate(r));
+    const all = [0, 1, 2, 3, 4].map((i) => batch.push(i));
+    await turn();
+    expect(runs).toEqual([[0], [1]]);
+    answers[0]();
+    answers[1]();
+    for (let i = 0; i < 5; i++) await turn(); // no batch ends meanwhile: only the two places freed can take calls
+    expect(runs).toEqual([[0], [1], [2], [3]]);
+    answers[2]();
+    answers[3]();
+    for (let i = 0; i < 5; i++) await turn();
+    answers[4]();
+    expect(await Promise.all(all)).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('goes on after a failed batch: its calls fail, the next batch runs', async () => {
     const { runs, answers, batch, turn } = controlled();
     const first = batch.push(1);

@@ -47,6 +47,7 @@ export class MicroBatch<I, O> {
     const batch = this.pending.splice(0, this.max);
     if (batch.length === 0) return;
     this.running++;
+    this.schedule(); // more than `max` waited, and there is room for another batch: it goes too
     let outs: Promise<O[]>;
     try {
       outs = this.run(batch.map((b) => b.item));
