@@ -7,6 +7,7 @@ export * from './domain-error';
 export * from './ids';
 export * from './key-lookup';
 export * from './key-material';
+export * from './micro-batch';
 export * from './paginate';
 export * from './scopes';
 export * from './transaction-host';

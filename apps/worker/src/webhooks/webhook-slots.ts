@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { ANSWER_TIMEOUT_MS, AttemptGate, MicroBatch, OverdueDelivery, RESOLVE_TIMEOUT_MS } from '@app/domain';
+import { MicroBatch } from '@app/core';
+import { ANSWER_TIMEOUT_MS, AttemptGate, OverdueDelivery, RESOLVE_TIMEOUT_MS } from '@app/domain';
 import { Metrics, METRICS } from '@app/metrics';
 import { isRedisUnavailable, REDIS, RedisOutage } from '@app/redis';
 import type { DeliveryJob } from '@app/queue';

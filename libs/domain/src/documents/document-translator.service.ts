@@ -2,12 +2,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Outbox } from '@app/events';
 import { currentTraceContext } from '@app/telemetry';
 import { randomUUID } from 'node:crypto';
-import { TransactionHost } from '@app/core';
+import { MicroBatch, TransactionHost } from '@app/core';
 import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
 import { TranslationEngine, TranslationEngineError } from './engines/translation-engine';
 import { DocumentContentError, DocumentFormat } from './formats/document-format';
 import { FORMAT_HANDLERS } from './formats/format-handlers';
-import { MicroBatch } from '../webhooks/micro-batch';
 import { translateUnits } from './segmentation';
 import { TranslationQueue } from './translation-queue';
 

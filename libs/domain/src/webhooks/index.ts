@@ -4,7 +4,6 @@ export * from './delivery-log.service';
 export * from './delivery-recovery.service';
 export * from './delivery-retention.service';
 export * from './host-resolver';
-export * from './micro-batch';
 export * from './outbox-relay.service';
 export * from './retry-timetable';
 export * from './webhook-delivery-attempt.entity';
