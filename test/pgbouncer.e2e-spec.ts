@@ -66,15 +66,20 @@ describe('PgBouncer in transaction mode', () => {
       expect((await b.query(`SELECT pg_listening_channels() AS c`)).rows).toEqual([{ c: 'pgbouncer_spec' }]);
       expect((await a.query(`SELECT pg_listening_channels() AS c`)).rows).toEqual([]);
     });
-    // Postgres does send the notification (a direct listener hears it), to a server connection
-    // that is back in the pool, linked to no client; A hears nothing.
-    const d = await connect(direct);
-    await d.query('LISTEN pgbouncer_spec');
-    const heardByD = new Promise<string>((resolve) => d.on('notification', (n) => resolve(n.payload ?? '')));
-    await (await connect(direct)).query(`SELECT pg_notify('pgbouncer_spec', 'for A')`);
-    expect(await heardByD).toBe('for A');
-    await a.query('SELECT 1');
-    expect(heardByA).toEqual([]);
+    // Postgres does send the notification (a direct listener hears it), to the server connection
+    // that listened, whoever holds it then: here another client in a transaction (so that A's next
+    // statement cannot be handed that very server connection, which the pool would otherwise do at
+    // random). A, on another server connection, hears nothing.
+    await withLastServerHeld(async (c) => {
+      expect((await c.query(`SELECT pg_listening_channels() AS c`)).rows).toEqual([{ c: 'pgbouncer_spec' }]);
+      const d = await connect(direct);
+      await d.query('LISTEN pgbouncer_spec');
+      const heardByD = new Promise<string>((resolve) => d.on('notification', (n) => resolve(n.payload ?? '')));
+      await (await connect(direct)).query(`SELECT pg_notify('pgbouncer_spec', 'for A')`);
+      expect(await heardByD).toBe('for A');
+      await a.query('SELECT 1');
+      expect(heardByA).toEqual([]);
+    });
   });
 
   it('a named prepared statement is unknown on the next server connection (so the pool does not name them behind a pooler)', async () => {
