@@ -12,6 +12,7 @@ import { ConsoleAccess1764100000000 } from './1764100000000-ConsoleAccess';
 import { DeliveryLogFilters1764110000000 } from './1764110000000-DeliveryLogFilters';
 import { TraceContext1764140000000 } from './1764140000000-TraceContext';
 import { DeliveryAttemptsOnce1764150000000 } from './1764150000000-DeliveryAttemptsOnce';
+import { DocumentOriginalChunks1764160000000 } from './1764160000000-DocumentOriginalChunks';
 
 export { CHANNELS } from './channels';
 
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   DeliveryLogFilters1764110000000,
   TraceContext1764140000000,
   DeliveryAttemptsOnce1764150000000,
+  DocumentOriginalChunks1764160000000,
 ];

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CHANNELS } from '@app/database';
 import { AppConfig } from '@app/config';
+import type { PoolClient } from 'pg';
 import { EntityManager } from 'typeorm';
 import { isId, notFound, TransactionHost, validationFailed } from '@app/core';
 import { DocumentFile, documentFileFromBuffer } from './document-file';
@@ -9,6 +10,7 @@ import { fileTooLarge, fileTypeNotSupported, textTooLong } from './documents.err
 import { TranslationEngine } from './engines/translation-engine';
 import { DocumentFormat, MEDIA_TYPES } from './formats/document-format';
 import { checkLanguage } from './languages';
+import { copyOriginalChunks } from './original-copy';
 import { sniffFormat } from './sniff';
 
 /** Formats text sent as JSON may declare (DOCX is a file). */
@@ -109,19 +111,17 @@ export class DocumentsService {
 
   /**
    * The original's value in the INSERT (`sql`, parameter $9 being `param`): a small one as it is; a
-   * larger one written chunk by chunk into a large object in this transaction and taken from there,
-   * so that the api never holds more than one chunk of it (nor builds a protocol message of the whole
-   * file); `done` removes the large object once the row holds the bytes.
+   * larger one copied chunk by chunk into a large object in this transaction (copyOriginalChunks:
+   * each chunk sent to Postgres as read, never copied into a protocol message) and taken from there,
+   * so that the api never holds more than one chunk of it; `done` removes the large object once the
+   * row holds the bytes.
    */
   private async storedOriginal(m: EntityManager, file: DocumentFile): Promise<{ sql: string; param: unknown; done: () => Promise<void> }> {
     if (file.size <= ORIGINAL_CHUNK_BYTES) return { sql: '$9', param: await file.readAll(), done: async () => undefined };
     const [{ oid }]: Array<{ oid: string }> = await m.query(`SELECT lo_create(0)::text AS oid`);
-    let offset = 0;
-    for await (const chunk of file.chunks(ORIGINAL_CHUNK_BYTES)) {
-      await m.query(`SELECT lo_put($1::oid, $2::bigint, $3::bytea)`, [oid, offset, chunk]);
-      offset += chunk.length;
-    }
-    if (offset !== file.size) throw new Error(`the uploaded file gave ${offset} bytes of ${file.size}`);
+    const client = (await m.queryRunner!.connect()) as PoolClient;
+    const copied = await copyOriginalChunks(client, Number(oid), file.chunks(ORIGINAL_CHUNK_BYTES));
+    if (copied !== file.size) throw new Error(`the uploaded file gave ${copied} bytes of ${file.size}`);
     return { sql: 'lo_get($9::oid)', param: oid, done: () => m.query(`SELECT lo_unlink($1::oid)`, [oid]).then(() => undefined) };
   }
 

@@ -15,6 +15,7 @@ export * from './engines/translation-engine';
 export * from './formats/document-format';
 export * from './formats/format-handlers';
 export * from './languages';
+export * from './original-copy';
 export * from './segmentation';
 export * from './sniff';
 export * from './translation-queue';
