@@ -2,20 +2,13 @@ import { INestApplicationContext } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { Scope, SCOPES, TransactionHost } from '@app/core';
 import { ApiKeysService, CasesService, ConnectionsService, ConversationIngestService, OrganisationsService } from '@app/domain';
+import { PreparedStatements } from '@app/database';
 import { Outbox } from '@app/events';
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
-import {
-  AddressPolicy,
-  DeliveryAttemptsService,
-  HostResolver,
-  OutboxRelayService,
-  verifySignature,
-  WebhookSender,
-  WebhookTls,
-} from '../libs/domain/src/webhooks';
+import { AddressPolicy, HostResolver, OutboxRelayService, verifySignature, WebhookSender, WebhookTls } from '../libs/domain/src/webhooks';
 import { makeTenant, Tenant, TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
 import { RECEIVER_DOMAIN, ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
@@ -196,8 +189,8 @@ describe('Webhooks: delivery by the worker', () => {
     it('logs an attempt once when its record is sent again after a commit whose answer was lost', async () => {
       const t = await makeTenant(api.app);
       const h = await hook(t, ['conversation.ended'], 'lost-answer');
-      const svc = worker.get(DeliveryAttemptsService);
-      const pool = (svc as unknown as { pool: { query: (...args: unknown[]) => Promise<unknown> } }).pool;
+      // The pool the worker's hot statements (the record among them) go through.
+      const pool = (worker.get(PreparedStatements) as unknown as { pool: { query: (...args: unknown[]) => Promise<unknown> } }).pool;
       const real = pool.query.bind(pool);
       let lost = 0;
       // The first record statement commits, then its answer is lost (as when the connection drops right after the commit).

@@ -59,19 +59,19 @@ export class Outbox {
   }
 
   /**
-   * Like emitIfChanged for many rows at once: `change` (a data-modifying statement over `params`)
-   * returns, for each row it changed, the event's `organisation_id`, `data` (jsonb: the payload of
-   * `event`, as emit would write it) and the trace context (`traceparent`, `tracestate`, null when
-   * none) of the work that caused it; one `event` row is written for each, in the same statement.
-   * Answers the data of the events written.
+   * Like emitIfChanged for many rows at once, as a statement for the caller to run (on its
+   * transaction's manager, or as a prepared statement): `change` (a data-modifying statement over
+   * `params`) returns, for each row it changed, the event's `organisation_id`, `data` (jsonb: the
+   * payload of `event`, as emit would write it) and the trace context (`traceparent`, `tracestate`,
+   * null when none) of the work that caused it; one `event` row is written for each, in the same
+   * statement, which returns the `data` of the events written.
    */
-  async emitForEachChanged<E extends EventName>(manager: EntityManager, change: string, params: unknown[], event: E): Promise<Array<EventPayloads[E]>> {
-    const rows: Array<{ data: EventPayloads[E] }> = await manager.query(
-      `WITH changed AS (${change})
+  forEachChanged<E extends EventName>(change: string, params: unknown[], event: E): { text: string; values: unknown[] } {
+    return {
+      text: `WITH changed AS (${change})
        INSERT INTO outbox_events (organisation_id, event, data, occurred_at, traceparent, tracestate)
        SELECT organisation_id, $${params.length + 1}::text, data, now(), traceparent, tracestate FROM changed RETURNING data`,
-      [...params, event],
-    );
-    return rows.map((r) => r.data);
+      values: [...params, event],
+    };
   }
 }

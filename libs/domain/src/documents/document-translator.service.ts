@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PreparedStatements } from '@app/database';
 import { Outbox } from '@app/events';
 import { currentTraceContext } from '@app/telemetry';
 import { randomUUID } from 'node:crypto';
@@ -49,6 +50,7 @@ export class DocumentTranslatorService {
 
   constructor(
     private readonly tx: TransactionHost,
+    private readonly statements: PreparedStatements,
     private readonly outbox: Outbox,
     private readonly engine: TranslationEngine,
     private readonly queue: TranslationQueue,
@@ -105,7 +107,8 @@ export class DocumentTranslatorService {
   }
 
   private async claimMany(documentIds: string[]): Promise<Array<Claimed | null>> {
-    const [rows]: [Claimed[], number] = await this.tx.manager.query(
+    const rows = await this.statements.query<Claimed>(
+      'documents-claim',
       `UPDATE documents SET state = 'translating', attempts = attempts + 1, updated_at = now()
        WHERE id = ANY($1::bigint[]) AND state IN ('queued', 'translating')
        RETURNING ${CLAIMED_COLUMNS}`,
@@ -137,8 +140,7 @@ export class DocumentTranslatorService {
 
   /** Each row moved from `translating` to `translated` (and only those) gets its event, with the trace context of its own job. */
   private async storeMany(items: Array<{ doc: Claimed; translation: Buffer; trace: ReturnType<typeof currentTraceContext> }>): Promise<boolean[]> {
-    const stored = await this.outbox.emitForEachChanged(
-      this.tx.manager,
+    const { text, values } = this.outbox.forEachChanged(
       `WITH input AS (
          SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::text[], $4::text[]) AS i (id, translated, traceparent, tracestate)
        )
@@ -150,6 +152,7 @@ export class DocumentTranslatorService {
       [items.map((i) => i.doc.id), items.map((i) => i.translation), items.map((i) => i.trace.traceparent), items.map((i) => i.trace.tracestate)],
       'document.translated',
     );
+    const stored = (await this.statements.query<{ data: { document_id: string } }>('documents-store', text, values)).map((r) => r.data);
     const done = new Set(stored.map((d) => d.document_id));
     return items.map((i) => done.has(String(i.doc.id)));
   }

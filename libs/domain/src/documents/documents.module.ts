@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { CoreModule } from '@app/core';
+import { PreparedStatementsModule } from '@app/database';
 import { EventsModule } from '@app/events';
 import { QueuesModule } from '@app/queue';
 import { DocumentIntakeService } from './document-intake.service';
@@ -20,7 +21,7 @@ export class DocumentsDomainModule {
   static forRoot(options: DocumentsOptions = {}): DynamicModule {
     return {
       module: DocumentsDomainModule,
-      imports: [CoreModule, EventsModule, QueuesModule],
+      imports: [CoreModule, PreparedStatementsModule, EventsModule, QueuesModule],
       providers: [
         { provide: DOCUMENTS_OPTIONS, useValue: { ...DEFAULT_DOCUMENTS_OPTIONS, ...options } },
         { provide: TranslationEngine, inject: [AppConfig], useFactory: createTranslationEngine },

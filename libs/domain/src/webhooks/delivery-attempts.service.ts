@@ -1,10 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { EVENT_SCOPES, EventName } from '@app/events';
+import { PreparedStatements } from '@app/database';
 import { Metrics, METRICS } from '@app/metrics';
-import type { Pool } from 'pg';
 import type { Counter, Histogram } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { Clock, isConnectionError, MicroBatch, TransactionHost } from '@app/core';
 import { CURRENT_POLICY_VERSION_SQL, policyAccepted } from '../organisations/data-policy';
 import { retryDelayMs } from './retry-timetable';
@@ -162,8 +161,7 @@ interface Finished {
 /**
  * One attempt of one delivery: read, check, send, record; what to do next is the caller's (the
  * queue's). This is the hot path: outside a transaction, the reads and the records of all the
- * attempts in flight are gathered per event-loop turn into one statement each (prepared once per
- * connection, unless the pool goes through a pooler that cannot keep them: DATABASE_PREPARED_STATEMENTS),
+ * attempts in flight are gathered per event-loop turn into one statement each (PreparedStatements),
  * so a busy worker makes a few round trips per dozens of deliveries.
  *
  * There is no lock or lease around the POST: BullMQ runs one job per delivery id per queue, and
@@ -180,7 +178,6 @@ interface Finished {
 @Injectable()
 export class DeliveryAttemptsService {
   private readonly logger = new Logger(DeliveryAttemptsService.name);
-  private readonly pool: Pool;
   /** Sent, outcome not yet recorded (Postgres away): delivery id → the recording. */
   private readonly unrecorded = new Map<string, Promise<void>>();
   private readonly reads = new MicroBatch<string, AttemptContext | undefined>((ids) => this.readMany(ids), BATCH_MAX, BATCH_WAIT_MS, BATCH_IN_FLIGHT);
@@ -201,10 +198,9 @@ export class DeliveryAttemptsService {
     private readonly clock: Clock,
     private readonly sender: WebhookSender,
     private readonly config: AppConfig,
-    dataSource: DataSource,
+    private readonly statements: PreparedStatements,
     metrics: Metrics,
   ) {
-    this.pool = (dataSource.driver as unknown as { master: Pool }).master;
     this.counts = {
       attempts: metrics.counter(METRICS.webhookAttempts),
       duration: metrics.histogram(METRICS.webhookAttemptDuration),
@@ -235,7 +231,7 @@ export class DeliveryAttemptsService {
 
     const reason = giveUpReason(d);
     if (reason) {
-      await this.query('webhook-attempt-give-up', GIVE_UP, [d.id, d.series, d.attempts, reason, now.toISOString()]);
+      await this.statements.query('webhook-attempt-give-up', GIVE_UP, [d.id, d.series, d.attempts, reason, now.toISOString()]);
       this.counts.deliveries.inc({ event: d.event, outcome: 'given_up' });
       return pass({ kind: 'given_up', reason });
     }
@@ -301,7 +297,7 @@ export class DeliveryAttemptsService {
   }
 
   private async readMany(ids: string[]): Promise<Array<AttemptContext | undefined>> {
-    const rows = await this.query<AttemptContext>('webhook-attempt-read', READ, [ids]);
+    const rows = await this.statements.query<AttemptContext>('webhook-attempt-read', READ, [ids]);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => byId.get(id));
   }
@@ -309,7 +305,7 @@ export class DeliveryAttemptsService {
   private async finishMany(items: Finished[]): Promise<void> {
     const col = <T>(f: (x: Finished) => T) => items.map(f);
     const iso = (d: Date | null) => d?.toISOString() ?? null;
-    await this.query('webhook-attempt-finish', FINISH, [
+    await this.statements.query('webhook-attempt-finish', FINISH, [
       col((x) => x.d.id),
       col((x) => x.d.series),
       col((x) => x.d.attempts),
@@ -325,16 +321,5 @@ export class DeliveryAttemptsService {
       col((x) => x.d.webhook_id),
       col((x) => x.d.is_test),
     ]);
-  }
-
-  /**
-   * In the caller's transaction when there is one (the test call under an Idempotency-Key), else on
-   * the pool: a named prepared statement where the pool keeps its server connections, an unnamed one
-   * behind a transaction-mode pooler (the next Bind could reach a server that never saw the Parse).
-   */
-  private async query<T = Record<string, unknown>>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    if (this.tx.inTransaction) return this.tx.manager.query(text, values);
-    const statement = this.config.databasePreparedStatements ? { name, text, values } : { text, values };
-    return (await this.pool.query(statement)).rows as T[];
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PreparedStatements } from '@app/database';
 import { EVENT_SCOPES, SUBSCRIBABLE_EVENTS } from '@app/events';
 import { Clock, TransactionHost } from '@app/core';
 import { TraceContext } from '@app/telemetry';
@@ -36,12 +37,14 @@ export interface TracedEvent extends TraceContext {
 export class OutboxRelayService {
   constructor(
     private readonly tx: TransactionHost,
+    private readonly statements: PreparedStatements,
     private readonly clock: Clock,
   ) {}
 
   async relayBatch(limit = RELAY_BATCH_SIZE): Promise<RelayResult> {
     const now = this.clock.now().toISOString();
-    const [row] = await this.tx.manager.query(
+    const [row] = await this.statements.query(
+      'outbox-relay',
       `WITH picked AS (
          SELECT id, organisation_id, event, occurred_at, data, traceparent, tracestate FROM outbox_events
           WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED

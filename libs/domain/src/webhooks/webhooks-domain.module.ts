@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CoreModule } from '@app/core';
+import { PreparedStatementsModule } from '@app/database';
 import { MetricsModule } from '@app/metrics';
 import { RedisModule } from '@app/redis';
 import { MailModule } from '../mail/mail.module';
@@ -33,7 +34,7 @@ export const WEBHOOK_SERVICES = [
 
 /**
  * The webhook services. They need the kernel (TransactionHost, Clock, CursorCodec), Redis (the
- * test-delivery throttle), mail and the metrics, not the rest of the domain; importing it again is the same module.
+ * test-delivery throttle), mail, the metrics and the hot statements' preparation, not the rest of the domain; importing it again is the same module.
  */
-@Module({ imports: [CoreModule, RedisModule, MailModule, MetricsModule], providers: WEBHOOK_SERVICES, exports: WEBHOOK_SERVICES })
+@Module({ imports: [CoreModule, PreparedStatementsModule, RedisModule, MailModule, MetricsModule], providers: WEBHOOK_SERVICES, exports: WEBHOOK_SERVICES })
 export class WebhooksDomainModule {}
