@@ -66,8 +66,7 @@ function freePort(host = '127.0.0.1') {
   });
 }
 
-/** The checkout's short commit, or null outside a git checkout. */
-/** The commit measured, and whether the sources measured differ from it (uncommitted changes under apps/ or libs/). */
+/** The commit measured, and whether the sources measured differ from it (uncommitted changes under apps/ or libs/); null outside a git checkout. */
 function gitCommit() {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
