@@ -282,9 +282,12 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
   const results = [];
   for (const concurrency of SETTINGS.concurrencies) {
     // The adapter alone: what the engine and HTTP allow at this concurrency (measured in each round below, beside the worker).
+    const cpuParts = { bench: 'self', engine: standIn.pid };
     const alone = async () => {
       await loopFor(SETTINGS.adapter_warmup_s, concurrency, () => adapter.translate(lines, { source: 'en', target: 'es' }));
-      return loopFor(SETTINGS.adapter_measure_s, concurrency, () => adapter.translate(lines, { source: 'en', target: 'es' }));
+      const cpuBefore = lib.machineCpu(cpuParts);
+      const measured = await loopFor(SETTINGS.adapter_measure_s, concurrency, () => adapter.translate(lines, { source: 'en', target: 'es' }));
+      return { ...measured, machine_cpu_ms: lib.cpuPerItem(cpuBefore, lib.machineCpu(cpuParts), measured.calls, measured.seconds) };
     };
 
     // The worker: documents already in Postgres, jobs queued while the worker is paused, then let go.
@@ -313,9 +316,12 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
       worker.on('failed', count);
       await worker.pause(true);
       for (const doc of docs) await queue.enqueue(doc);
+      const cpuBefore = lib.machineCpu(cpuParts);
       const started = process.hrtime.bigint();
       await worker.resume();
       await allDone;
+      // The machine's CPU over the measure, by process: the worker runs in this one (`bench`).
+      const cpuAfter = lib.machineCpu(cpuParts);
       worker.off('completed', count);
       worker.off('failed', count);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -327,7 +333,7 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
         await db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE event = 'document.translated' AND data->>'document_id' = ANY($1::text[])`, [ids])
       ).rows[0].n;
       if (events !== n) throw new Error(`${events} document.translated events for ${n} documents`);
-      return { per_second: n / seconds, seconds };
+      return { per_second: n / seconds, seconds, machine_cpu_ms: lib.cpuPerItem(cpuBefore, cpuAfter, n, seconds) };
     };
     await through(SETTINGS.warmup);
     const rounds = [];
@@ -335,15 +341,27 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
       // Each round in the other order, so neither side always follows the other.
       const pair = round % 2 ? [await alone(), await through(SETTINGS.documents)] : [await through(SETTINGS.documents), await alone()].reverse();
       const [direct, viaWorker] = pair;
-      rounds.push({ adapter: direct.per_second, worker: viaWorker.per_second, ratio: viaWorker.per_second / direct.per_second });
+      rounds.push({
+        adapter: direct.per_second,
+        worker: viaWorker.per_second,
+        ratio: viaWorker.per_second / direct.per_second,
+        adapter_machine_cpu_ms: direct.machine_cpu_ms,
+        worker_machine_cpu_ms: viaWorker.machine_cpu_ms,
+        cost_ratio: direct.machine_cpu_ms.total / viaWorker.machine_cpu_ms.total,
+      });
       say(
-        `concurrency ${concurrency}, round ${round}: adapter ${Math.round(direct.per_second)} calls/s, worker ${Math.round(viaWorker.per_second)} documents/s`,
+        `concurrency ${concurrency}, round ${round}: adapter ${Math.round(direct.per_second)} calls/s (machine CPU ${direct.machine_cpu_ms.total} ms a call, ${direct.machine_cpu_ms.cores_busy} cores busy), ` +
+          `worker ${Math.round(viaWorker.per_second)} documents/s (${viaWorker.machine_cpu_ms.total} ms a document, ${viaWorker.machine_cpu_ms.cores_busy} cores busy)`,
       );
     }
     await ctx.close();
     const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const midRound = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
     results.push({
       concurrency,
+      cost_ratio: Math.round(med(rounds.map((r) => r.cost_ratio)) * 100) / 100,
+      cost_ratio_range: [Math.min(...rounds.map((r) => r.cost_ratio)), Math.max(...rounds.map((r) => r.cost_ratio))].map((x) => Math.round(x * 100) / 100),
+      machine_cpu_ms: { adapter: midRound.adapter_machine_cpu_ms, worker: midRound.worker_machine_cpu_ms },
       adapter_calls_per_second: Math.round(med(rounds.map((r) => r.adapter))),
       worker_jobs_per_second: Math.round(med(rounds.map((r) => r.worker))),
       worker_vs_adapter: Math.round(med(rounds.map((r) => r.ratio)) * 100) / 100,
@@ -435,6 +453,21 @@ async function main() {
             (r) =>
               `| ${r.concurrency} | ${r.adapter_calls_per_second} | ${r.worker_jobs_per_second} | ${r.worker_vs_adapter} | ${r.worker_vs_adapter_range.join('–')} |`,
           ),
+          '',
+          `The machine's CPU per document (per call for the adapter alone) over each measure, by process (read from /proc; the worker runs in the bench's own process; Postgres and Redis are every process of the local servers), in the round of median ratio. ${os.cpus().length} cores: a setup that keeps them all busy makes cores ÷ CPU per item, so adapter ÷ worker CPU per item is the ratio the worker would reach if both kept the machine busy — the most it can reach on a machine where all of these share the cores:`,
+          '',
+          ...results.map((r) => {
+            const parts = (by) =>
+              Object.entries(by)
+                .filter(([, v]) => v >= 0.001)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(', ');
+            const m = r.machine_cpu_ms;
+            return (
+              `- concurrency ${r.concurrency}: worker **${m.worker.total} ms** per document (${parts(m.worker.by)}), ${m.worker.cores_busy} cores busy; adapter alone **${m.adapter.total} ms** per call (${parts(m.adapter.by)}), ${m.adapter.cores_busy} cores busy; ` +
+              `adapter ÷ worker = **${r.cost_ratio}** (${r.cost_ratio_range.join('–')} over the rounds), beside the ${r.worker_vs_adapter} it made.`
+            );
+          }),
           '',
           ...results
             .filter((r) => r.concurrency === 16)

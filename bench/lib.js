@@ -97,6 +97,58 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * The machine's CPU by part, for one measured phase: `parts` names a pid for each of the bench's own
+ * processes (`self` is this process), and the local Postgres and Redis servers are counted over every
+ * process of theirs (`postgres` backends and helpers, `redis-server`), read from /proc like cpuMs.
+ * Call it before and after the phase and hand both to cpuPerItem, which counts each server process
+ * by what it used between the two (all of it for one started in between). A server process that
+ * exits in between (a pooled connection closed as idle) is left out: what it used in the phase is lost.
+ */
+function machineCpu(parts) {
+  const servers = {};
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone since the listing
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const part = name === 'postgres' ? 'postgres' : name === 'redis-server' ? 'redis' : null;
+    if (!part) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    servers[entry] = { part, ms: (Number(fields[11]) + Number(fields[12])) * 10 };
+  }
+  const own = {};
+  for (const [part, pid] of Object.entries(parts)) {
+    if (pid === 'self') {
+      const u = process.cpuUsage();
+      own[part] = (u.user + u.system) / 1000;
+    } else own[part] = cpuMs(pid);
+  }
+  return { servers, own };
+}
+
+/** What the machine used between two machineCpu readings, in ms per item (n items in the phase), by part and in all; and the cores it kept busy over `seconds`. */
+function cpuPerItem(before, after, n, seconds) {
+  const ms = { postgres: 0, redis: 0 };
+  for (const [pid, { part, ms: used }] of Object.entries(after.servers)) {
+    const earlier = before.servers[pid];
+    // Less than before: the pid was reused by a process started in between.
+    ms[part] += earlier && earlier.part === part && used >= earlier.ms ? used - earlier.ms : used;
+  }
+  for (const [part, used] of Object.entries(after.own)) ms[part] = used - (before.own[part] ?? 0);
+  const by = {};
+  let total = 0;
+  for (const [part, v] of Object.entries(ms)) {
+    by[part] = Math.round((v / n) * 1000) / 1000;
+    total += v;
+  }
+  return { by, total: Math.round((total / n) * 1000) / 1000, cores_busy: seconds ? Math.round((total / 1000 / seconds) * 100) / 100 : null };
+}
+
 const children = new Set();
 const exited = (proc) => proc.exitCode !== null || proc.signalCode !== null;
 
@@ -291,6 +343,7 @@ function writeResults(name, report, md, title) {
 module.exports = {
   admin,
   cpuMs,
+  cpuPerItem,
   compileInto,
   ensureCert,
   freePort,
@@ -298,6 +351,7 @@ module.exports = {
   keepAliveAgent,
   killAll,
   machine,
+  machineCpu,
   makeTenant,
   quantile,
   recreateDatabase,

@@ -251,11 +251,15 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
     await receiver.reset();
     const countsBefore = await readCounts(worker, countFile);
     const serverBefore = await serverCalls(redis);
+    const cpuParts = { worker: worker.pid, receiver: receiver.proc.pid, bench: 'self' };
+    const cpuBefore = lib.machineCpu(cpuParts);
     const started = performance.now();
     await emit(SETTINGS.deliveries);
     const got = await waitReceived(receiver, SETTINGS.deliveries, 600_000);
     const seconds = (performance.now() - started) / 1000;
     await waitDelivered(d0 + SETTINGS.warmup + SETTINGS.deliveries, 120_000);
+    // The machine's CPU from the events' insert to the last attempt recorded, by process (the bench's part: the insert, and polling the receiver and Postgres).
+    const machineCpuMs = lib.cpuPerItem(cpuBefore, lib.machineCpu(cpuParts), SETTINGS.deliveries, (performance.now() - started) / 1000);
     const countsAfter = await readCounts(worker, countFile);
     const serverAfter = await serverCalls(redis);
     const n = SETTINGS.deliveries;
@@ -268,7 +272,7 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
       worker_cpu_ms: round2((countsAfter.cpu_us - countsBefore.cpu_us) / 1000 / n),
     };
     say(
-      `round ${round}, ${build.name}: ${throughput.per_second}/s; per delivery ${counts.sql_statements.total} SQL statements, ${counts.redis_commands.total} Redis commands, ${counts.worker_cpu_ms} ms of worker CPU`,
+      `round ${round}, ${build.name}: ${throughput.per_second}/s; per delivery ${counts.sql_statements.total} SQL statements, ${counts.redis_commands.total} Redis commands, ${counts.worker_cpu_ms} ms of worker CPU, ${machineCpuMs.total} ms of the machine's (${machineCpuMs.cores_busy} cores busy)`,
     );
 
     const latency = [];
@@ -305,6 +309,7 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
       load_average_1m_before: load,
       throughput,
       counts,
+      machine_cpu_ms: machineCpuMs,
       latency,
       emitted: SETTINGS.warmup + n + latency.reduce((a, l) => a + l.events, 0),
     };
@@ -324,11 +329,11 @@ function markdown(r) {
       `WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK=${s.max_in_flight_per_webhook}${s.max_in_flight_per_webhook === 10 ? ' (the default)' : ' (raised from the default 10: the bench has one webhook, and the bare loop keeps as many POSTs in flight)'}, local Postgres and Redis; everything on the same machine, shared with other work`,
     `- builds: ${r.builds.map((b) => `**${b.name}** (${b.description})`).join(', ')}; ${s.rounds} round(s), each round starting with the next build in turn; each round measures the bare loop first`,
     '',
-    `| round | build | bare undici /s | worker /s | worker / bare | ${s.rates_per_s.map((x) => `p50 / p99 at ${x}/s (ms)`).join(' | ')} | SQL statements / delivery | Redis commands / delivery | worker CPU ms / delivery |`,
-    `|---:|---|---:|---:|---:|${s.rates_per_s.map(() => '---:|').join('')}---:|---:|---:|`,
+    `| round | build | bare undici /s | worker /s | worker / bare | ${s.rates_per_s.map((x) => `p50 / p99 at ${x}/s (ms)`).join(' | ')} | SQL statements / delivery | Redis commands / delivery | worker CPU ms / delivery | machine CPU ms / delivery (bare loop's / POST) | cores busy (bare loop's) |`,
+    `|---:|---|---:|---:|---:|${s.rates_per_s.map(() => '---:|').join('')}---:|---:|---:|---:|---:|`,
     ...r.runs.map(
       (x) =>
-        `| ${x.round} | ${x.build} | ${x.bare_per_second} | ${x.throughput.per_second} | ${Math.round(x.ratio * 100)}% | ${x.latency.map((l) => `${l.p50_ms} / ${l.p99_ms}`).join(' | ')} | ${x.counts.sql_statements.total} | ${x.counts.redis_commands.total} | ${x.counts.worker_cpu_ms ?? '?'} |`,
+        `| ${x.round} | ${x.build} | ${x.bare_per_second} | ${x.throughput.per_second} | ${Math.round(x.ratio * 100)}% | ${x.latency.map((l) => `${l.p50_ms} / ${l.p99_ms}`).join(' | ')} | ${x.counts.sql_statements.total} | ${x.counts.redis_commands.total} | ${x.counts.worker_cpu_ms ?? '?'} | ${x.machine_cpu_ms?.total ?? '?'} (${x.bare_machine_cpu_ms?.total ?? '?'}) | ${x.machine_cpu_ms?.cores_busy ?? '?'} (${x.bare_machine_cpu_ms?.cores_busy ?? '?'}) |`,
     ),
     '',
   ];
@@ -357,6 +362,25 @@ function markdown(r) {
         `Redis server calls of all clients, commands inside scripts included: ${c.redis_server_calls_all_clients} (the server is shared with other runs on this machine, so read it as an upper bound)`,
     );
   }
+  lines.push(
+    '',
+    `The machine's CPU per delivery during the same phase, by process (read from /proc; Postgres and Redis are every process of the local servers; the bench's part is the events' insert and its polling), and the bare loop's per POST, in the build's median-throughput round. ` +
+      `${r.machine.cpus} cores: a setup that keeps them all busy makes cores ÷ CPU per delivery; the worker / bare loop ratio of CPU per delivery is therefore the ratio the worker would reach if both kept the machine busy — the most it can reach on a machine where all of these share the cores:`,
+    '',
+  );
+  const parts = (by) =>
+    Object.entries(by)
+      .filter(([, v]) => v >= 0.001)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+  for (const b of r.summary) {
+    if (!b.machine_cpu_ms) continue;
+    const m = b.machine_cpu_ms;
+    lines.push(
+      `- **${b.build}**: worker path **${m.worker.total} ms** per delivery (${parts(m.worker.by)}), ${m.worker.cores_busy} cores busy; bare loop **${m.bare.total} ms** per POST (${parts(m.bare.by)}), ${m.bare.cores_busy} cores busy; ` +
+        `bare ÷ worker = **${Math.round(b.cost_ratio.median * 100)}%** (${b.cost_ratio.range_pct} over the rounds): the worker's ceiling against the bare loop on this machine, beside the ${Math.round(b.ratio.median * 100)}% it made.`,
+    );
+  }
   lines.push('', `Logged: ${r.checks.attempts_logged} attempts and ${r.checks.delivered} delivered deliveries for ${r.checks.expected} events.`);
   return lines.join('\n');
 }
@@ -383,6 +407,13 @@ function summarise(runs, builds) {
         .map((_, i) => ({ median: median(mine.map((x) => x.latency[i + 1].p99_ms)), range: spread(mine.map((x) => x.latency[i + 1].p99_ms)) })),
       worker_cpu_ms: { median: median(mine.map((x) => x.counts.worker_cpu_ms)), range: spread(mine.map((x) => x.counts.worker_cpu_ms)) },
       counts: mid.counts,
+      machine_cpu_ms: mid.machine_cpu_ms ? { worker: mid.machine_cpu_ms, bare: mid.bare_machine_cpu_ms } : undefined,
+      cost_ratio: mine.every((x) => x.cost_ratio)
+        ? {
+            median: median(mine.map((x) => x.cost_ratio)),
+            range_pct: `${Math.round(Math.min(...mine.map((x) => x.cost_ratio)) * 100)}–${Math.round(Math.max(...mine.map((x) => x.cost_ratio)) * 100)}%`,
+          }
+        : undefined,
       target_met: { ratio: ratio >= TARGET.min_ratio_to_bare, p99: p99m < TARGET.max_p99_ms },
     };
   });
@@ -438,12 +469,20 @@ async function main() {
     await bareLoop(tls, SETTINGS.warmup);
     for (let round = 1; round <= SETTINGS.rounds; round++) {
       await receiver.reset();
+      const cpuBefore = lib.machineCpu({ bench: 'self', receiver: receiver.proc.pid });
       const bare = await bareLoop(tls, SETTINGS.deliveries);
-      say(`round ${round}: bare undici loop ${bare.per_second}/s`);
+      bare.machine_cpu_ms = lib.cpuPerItem(cpuBefore, lib.machineCpu({ bench: 'self', receiver: receiver.proc.pid }), SETTINGS.deliveries, bare.seconds);
+      say(`round ${round}: bare undici loop ${bare.per_second}/s; machine CPU ${bare.machine_cpu_ms.total} ms per POST`);
       const order = builds.map((_, i) => builds[(i + round - 1) % builds.length]); // each round starts with the next build
       for (const build of order) {
         const run = await runWorker({ build, round, tls, db, redis, receiver, organisationId, hookId: hook.id });
-        runs.push({ ...run, bare_per_second: bare.per_second, ratio: Number((run.throughput.per_second / bare.per_second).toFixed(3)) });
+        runs.push({
+          ...run,
+          bare_per_second: bare.per_second,
+          bare_machine_cpu_ms: bare.machine_cpu_ms,
+          ratio: Number((run.throughput.per_second / bare.per_second).toFixed(3)),
+          cost_ratio: Number((bare.machine_cpu_ms.total / run.machine_cpu_ms.total).toFixed(3)),
+        });
       }
     }
 
