@@ -31,7 +31,9 @@ const distDir = path.join(work, 'webhooks-dist');
 const SETTINGS = {
   deliveries: Number(process.env.BENCH_DELIVERIES || 20_000),
   warmup: Number(process.env.BENCH_WARMUP_DELIVERIES || 2_000),
+  /** POSTs the bare loop keeps in flight, and (unless BENCH_WORKER_CONCURRENCY says otherwise) the worker's WEBHOOK_CONCURRENCY. */
   concurrency: Number(process.env.BENCH_CONCURRENCY || 50),
+  worker_concurrency: Number(process.env.BENCH_WORKER_CONCURRENCY || process.env.BENCH_CONCURRENCY || 50),
   /** Event-to-receipt: the first rate is the target's; the others (the earlier 200/s) are extra lines. */
   rates_per_s: [Number(process.env.BENCH_RATE || 500), ...(process.env.BENCH_EXTRA_RATES ?? '200').split(',').filter(Boolean).map(Number)],
   rate_seconds: Number(process.env.BENCH_RATE_SECONDS || 10),
@@ -217,7 +219,7 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
       BENCH_COUNT_FILE: countFile,
       WORKER_HEALTH_PORT: String(healthPort),
       WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
-      WEBHOOK_CONCURRENCY: String(SETTINGS.concurrency),
+      WEBHOOK_CONCURRENCY: String(SETTINGS.worker_concurrency),
       DATABASE_POOL_SIZE: String(SETTINGS.worker_db_pool),
       NODE_EXTRA_CA_CERTS: tls.cert,
       WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: String(SETTINGS.max_in_flight_per_webhook),
@@ -325,7 +327,7 @@ function markdown(r) {
   const [mainRate, ...extraRates] = s.rates_per_s;
   const lines = [
     `- run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}; load average (1 min) before each worker run: ${r.runs.map((x) => x.load_average_1m_before).join(', ')}`,
-    `- receiver: node:https on 127.0.0.1:443 in its own process, answering 204; worker: NODE_ENV=${s.worker_node_env}, LOG_LEVEL=${s.worker_log_level}, WEBHOOK_CONCURRENCY=${s.concurrency}, DATABASE_POOL_SIZE=${s.worker_db_pool}, ` +
+    `- receiver: node:https on 127.0.0.1:443 in its own process, answering 204; bare loop: ${s.concurrency} POSTs in flight; worker: NODE_ENV=${s.worker_node_env}, LOG_LEVEL=${s.worker_log_level}, WEBHOOK_CONCURRENCY=${s.worker_concurrency ?? s.concurrency}, DATABASE_POOL_SIZE=${s.worker_db_pool}, ` +
       `WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK=${s.max_in_flight_per_webhook}${s.max_in_flight_per_webhook === 10 ? ' (the default)' : ' (raised from the default 10: the bench has one webhook, and the bare loop keeps as many POSTs in flight)'}, local Postgres and Redis; everything on the same machine, shared with other work`,
     `- builds: ${r.builds.map((b) => `**${b.name}** (${b.description})`).join(', ')}; ${s.rounds} round(s), each round starting with the next build in turn; each round measures the bare loop first`,
     '',
