@@ -8,7 +8,8 @@ import { useApi } from './support/api';
  * The workers' hot statements (delivery reads and records, document claims and stores, the outbox
  * relay) go through PreparedStatements: named on a direct pool, so Postgres parses and plans each
  * once per server connection; unnamed behind a transaction-mode pooler; in the caller's
- * transaction when there is one, answering rows whatever the statement.
+ * transaction when there is one (named on its connection, or unnamed behind a pooler), answering
+ * rows whatever the statement.
  */
 describe('PreparedStatements', () => {
   const { api } = useApi();
@@ -51,19 +52,53 @@ describe('PreparedStatements', () => {
     expect(await backendsHolding('prepared-spec-pooled')).toBe(0);
   });
 
-  it("in the caller's transaction: runs there, unnamed, and an UPDATE answers its rows (not TypeORM's [rows, count])", async () => {
-    const tx = api.app.get(TransactionHost);
-    const rows = await tx.run(async (m) => {
+  /** In a transaction: the temporary table exists only in its session, so reading it proves where a statement ran. */
+  const inTransaction = <T>(name: string, fn: () => Promise<T>) =>
+    api.app.get(TransactionHost).run(async (m) => {
       await m.query(`CREATE TEMP TABLE prepared_spec (id int, v text) ON COMMIT DROP`);
       await m.query(`INSERT INTO prepared_spec VALUES (1, 'a'), (2, 'b')`);
-      const changed = await statements().query<{ id: number; v: string }>('prepared-spec-tx', `UPDATE prepared_spec SET v = v || '!' RETURNING id, v`, []);
-      // The temporary table exists only in this transaction's session: the statement ran in it.
-      return changed;
+      const result = await fn();
+      const [held] = await m.query(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = $1`, [name]);
+      return { result, preparedInSession: held.n as number };
     });
-    expect(rows.sort((a, b) => a.id - b.id)).toEqual([
+
+  it("in the caller's transaction: runs there, named on its connection, and an UPDATE answers its rows (not TypeORM's [rows, count])", async () => {
+    const { result, preparedInSession } = await inTransaction('prepared-spec-tx', () =>
+      statements().query<{ id: number; v: string }>('prepared-spec-tx', `UPDATE prepared_spec SET v = v || '!' RETURNING id, v`, []),
+    );
+    expect(result.sort((a, b) => a.id - b.id)).toEqual([
       { id: 1, v: 'a!' },
       { id: 2, v: 'b!' },
     ]);
-    expect(await backendsHolding('prepared-spec-tx')).toBe(0);
+    // Prepared in the transaction's own session (asked from inside it), not on another pooled connection.
+    expect(preparedInSession).toBe(1);
+  });
+
+  it("queryIn: on the transaction of the manager it is handed (a repository's), named there", async () => {
+    const { result, preparedInSession } = await api.app.get(TransactionHost).run(async (m) => {
+      await m.query(`CREATE TEMP TABLE prepared_spec (id int, v text) ON COMMIT DROP`);
+      await m.query(`INSERT INTO prepared_spec VALUES (3, 'c')`);
+      const rows = await statements().queryIn<{ v: string }>(m, 'prepared-spec-tx-in', `SELECT v FROM prepared_spec WHERE id = $1`, [3]);
+      const [held] = await m.query(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'prepared-spec-tx-in'`);
+      return { result: rows, preparedInSession: held.n as number };
+    });
+    expect(result).toEqual([{ v: 'c' }]);
+    expect(preparedInSession).toBe(1);
+    // Without a transaction: on the pool, as query() does.
+    expect(await statements().queryIn(api.app.get(TransactionHost).manager, 'prepared-spec-pool-in', `SELECT $1::int AS n`, [7])).toEqual([{ n: 7 }]);
+  });
+
+  it('in a transaction with DATABASE_PREPARED_STATEMENTS off: runs there, unnamed', async () => {
+    const config = api.app.get(AppConfig);
+    Object.assign(config, { databasePreparedStatements: false });
+    try {
+      const { result, preparedInSession } = await inTransaction('prepared-spec-tx-off', () =>
+        statements().query<{ id: number }>('prepared-spec-tx-off', `UPDATE prepared_spec SET v = 'x' WHERE id = 2 RETURNING id`, []),
+      );
+      expect(result).toEqual([{ id: 2 }]);
+      expect(preparedInSession).toBe(0);
+    } finally {
+      Object.assign(config, { databasePreparedStatements: true });
+    }
   });
 });

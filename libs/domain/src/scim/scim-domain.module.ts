@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PreparedStatementsModule } from '@app/database';
 import { DomainModule } from '../domain.module';
 import { ScimGroupsRepository } from './scim-groups.repository';
 import { ScimGroupsService } from './scim-groups.service';
@@ -8,6 +9,6 @@ import { ScimUsersService } from './scim-users.service';
 
 const providers = [ScimUsersRepository, ScimGroupsRepository, ScimMembership, ScimUsersService, ScimGroupsService];
 
-/** The SCIM services, on the domain's people, invitations, groups and transaction host. */
-@Module({ imports: [DomainModule], providers, exports: providers })
+/** The SCIM services, on the domain's people, invitations, groups, transaction host and prepared statements. */
+@Module({ imports: [DomainModule, PreparedStatementsModule], providers, exports: providers })
 export class ScimDomainModule {}
