@@ -1,6 +1,7 @@
 import { AppConfig } from '@app/config';
 import { TransactionHost } from '@app/core';
 import { PreparedStatements } from '@app/database';
+import { ScimUsersRepository } from '@app/domain';
 import type { Pool } from 'pg';
 import { useApi } from './support/api';
 
@@ -99,6 +100,30 @@ describe('PreparedStatements', () => {
       expect(preparedInSession).toBe(0);
     } finally {
       Object.assign(config, { databasePreparedStatements: true });
+    }
+  });
+
+  it('SCIM lookups: `userName eq` and `externalId eq` named (one statement per attribute, paging as parameters); other filters unnamed', async () => {
+    const repo = api.app.get(ScimUsersRepository);
+    const manager = api.app.get(TransactionHost).manager;
+    const named = jest.spyOn(pool(), 'query');
+    const unnamed = jest.spyOn(manager, 'query');
+    try {
+      for (const offset of [0, 100])
+        await repo.find(manager, '1', { conditions: [{ attr: 'userName', value: `nobody${offset}@example.com` }] }, { offset, limit: 5 });
+      await repo.find(manager, '1', { conditions: [{ attr: 'externalId', value: 'nobody' }] });
+      expect(named.mock.calls.map((c) => (c[0] as unknown as { name?: string }).name)).toEqual([
+        'scim-users-find-userName-page',
+        'scim-users-find-userName-page',
+        'scim-users-find-externalId',
+      ]);
+      expect(unnamed).not.toHaveBeenCalled();
+      await repo.find(manager, '1', { conditions: [{ attr: 'displayName', value: 'Nobody' }] }, { offset: 0, limit: 5 });
+      expect(named).toHaveBeenCalledTimes(3);
+      expect(unnamed).toHaveBeenCalledTimes(1);
+    } finally {
+      named.mockRestore();
+      unnamed.mockRestore();
     }
   });
 });

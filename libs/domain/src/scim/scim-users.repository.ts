@@ -97,8 +97,18 @@ export class ScimUsersRepository {
   /** Live users matching the query, by id ascending (a stable order for startIndex paging). */
   async find(m: EntityManager, organisationId: string, q: UserQuery, page?: { offset: number; limit: number }): Promise<ScimUserRow[]> {
     const w = where(organisationId, q);
-    const paging = page ? ` LIMIT ${Math.max(0, Math.floor(page.limit))} OFFSET ${Math.max(0, Math.floor(page.offset))}` : '';
-    return m.query(`SELECT ${COLUMNS} ${FROM} LEFT JOIN groups g ON g.id = COALESCE(p.group_id, i.group_id) WHERE ${w.sql} ORDER BY s.id${paging}`, w.params);
+    const params = [...w.params];
+    const paging = page ? ` LIMIT $${params.push(Math.max(0, Math.floor(page.limit)))} OFFSET $${params.push(Math.max(0, Math.floor(page.offset)))}` : '';
+    const text = `SELECT ${COLUMNS} ${FROM} LEFT JOIN groups g ON g.id = COALESCE(p.group_id, i.group_id) WHERE ${w.sql} ORDER BY s.id${paging}`;
+    // The lookups an identity provider makes before each create (Okta's and Entra's `userName eq`,
+    // `externalId eq`), each backed by a unique index whatever the value, are named: one statement per
+    // attribute (where() writes the same SQL for every value). Other filters go unnamed, so no client
+    // can fill a connection with prepared statements.
+    const only = q.conditions?.length === 1 && !q.ids ? q.conditions[0].attr : undefined;
+    if (only === 'userName' || only === 'externalId') {
+      return this.statements.queryIn<ScimUserRow>(m, `scim-users-find-${only}${page ? '-page' : ''}`, text, params);
+    }
+    return m.query(text, params);
   }
 
   async count(m: EntityManager, organisationId: string, q: UserQuery): Promise<number> {
