@@ -89,11 +89,13 @@ const GET = (lock: boolean) =>
 @Injectable()
 export class ScimUsersRepository {
   /**
-   * A create's check and the reads of one user run as named prepared statements (on the transaction's
-   * connection): planning the check alone took 1–1.5 ms of Postgres' time per create, about a sixth
-   * of what a create costs the machine (bench/README.md, SCIM).
+   * A create's check, the reads of one user and the lookups identity providers make run as named
+   * prepared statements (on the transaction's connection when there is one): planning the check alone
+   * took 1.0–1.5 ms of Postgres' time per create on the bench host, of about 6.4 ms a create cost the
+   * whole machine (bench/README.md, SCIM).
    */
   constructor(private readonly statements: PreparedStatements) {}
+
   /** Live users matching the query, by id ascending (a stable order for startIndex paging). */
   async find(m: EntityManager, organisationId: string, q: UserQuery, page?: { offset: number; limit: number }): Promise<ScimUserRow[]> {
     const w = where(organisationId, q);
