@@ -93,7 +93,12 @@ const machine = () => ({
  * request costs the process, which moves far less with other work on a shared machine than req/s.
  */
 function cpuMs(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return statCpuMs(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/** utime + stime in ms from the text of a /proc/<pid>/stat (the fields after the name, which may hold spaces or parentheses). */
+function statCpuMs(stat) {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
@@ -118,8 +123,7 @@ function machineCpu(parts) {
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const part = name === 'postgres' ? 'postgres' : name === 'redis-server' ? 'redis' : null;
     if (!part) continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    servers[entry] = { part, ms: (Number(fields[11]) + Number(fields[12])) * 10 };
+    servers[entry] = { part, ms: statCpuMs(stat) };
   }
   const own = {};
   for (const [part, pid] of Object.entries(parts)) {

@@ -327,7 +327,7 @@ function markdown(r) {
   const [mainRate, ...extraRates] = s.rates_per_s;
   const lines = [
     `- run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}; load average (1 min) before each worker run: ${r.runs.map((x) => x.load_average_1m_before).join(', ')}`,
-    `- receiver: node:https on 127.0.0.1:443 in its own process, answering 204; bare loop: ${s.concurrency} POSTs in flight; worker: NODE_ENV=${s.worker_node_env}, LOG_LEVEL=${s.worker_log_level}, WEBHOOK_CONCURRENCY=${s.worker_concurrency ?? s.concurrency}, DATABASE_POOL_SIZE=${s.worker_db_pool}, ` +
+    `- receiver: node:https on 127.0.0.1:443 in its own process, answering 204; bare loop: ${s.concurrency} POSTs in flight; worker: NODE_ENV=${s.worker_node_env}, LOG_LEVEL=${s.worker_log_level}, WEBHOOK_CONCURRENCY=${s.worker_concurrency}, DATABASE_POOL_SIZE=${s.worker_db_pool}, ` +
       `WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK=${s.max_in_flight_per_webhook}${s.max_in_flight_per_webhook === 10 ? ' (the default)' : ' (raised from the default 10: the bench has one webhook, and the bare loop keeps as many POSTs in flight)'}, local Postgres and Redis; everything on the same machine, shared with other work`,
     `- builds: ${r.builds.map((b) => `**${b.name}** (${b.description})`).join(', ')}; ${s.rounds} round(s), each round starting with the next build in turn; each round measures the bare loop first`,
     '',

@@ -41,7 +41,7 @@ export class PreparedStatements {
     if (runner) {
       if (prepared) {
         // The transaction's own connection (pg's client), so the statement runs in the transaction.
-        const client = (await (runner as unknown as { connect(): Promise<PoolClient> }).connect()) as PoolClient;
+        const client = await (runner as unknown as { connect(): Promise<PoolClient> }).connect();
         return (await client.query({ name, text, values })).rows as T[];
       }
       // TypeORM's EntityManager.query answers [rows, count] for an UPDATE: the rows, whatever the statement.
