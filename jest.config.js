@@ -3,7 +3,7 @@ const swcrc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 // swc rewrites the @app/* aliases itself, which also covers globalSetup (outside the mapper).
 swcrc.jsc.baseUrl = __dirname;
 const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }] };
-const moduleNameMapper = { '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src' };
+const moduleNameMapper = { '^@(kernel|web|features)/([a-z-]+)$': '<rootDir>/libs/$1/$2' };
 const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };
 
 /**

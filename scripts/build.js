@@ -3,12 +3,21 @@
 // files read at run time beside the code. Type checking is a separate step (`npm run typecheck`),
 // run by `npm test`. The benchmarks build into their own directory with the same function.
 const { execFileSync } = require('node:child_process');
-const { cpSync, rmSync } = require('node:fs');
+const { cpSync, existsSync, readdirSync, rmSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-/** Read at run time beside the compiled code: the Integrations section's templates, stylesheet and script. */
-const RUNTIME_FILES = ['apps/api/src/console/views', 'apps/api/src/console/assets'];
+/**
+ * Read at run time beside the compiled code: the Integrations section's templates, stylesheet and
+ * script (the web kit's console, and each feature's console/views).
+ */
+const RUNTIME_FILES = [
+  'libs/web/console/views',
+  'libs/web/console/assets',
+  ...readdirSync(path.join(root, 'libs/features'))
+    .map((feature) => `libs/features/${feature}/console/views`)
+    .filter((dir) => existsSync(path.join(root, dir))),
+];
 
 /** A fresh build of apps/ and libs/ in `distDir`. */
 function buildInto(distDir) {

@@ -1,4 +1,4 @@
-import { PeopleAdder } from '@app/domain';
+import { PeopleAdder } from '@features/people';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { Client } from 'pg';

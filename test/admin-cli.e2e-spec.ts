@@ -1,5 +1,5 @@
-import { MIGRATIONS } from '@app/database';
-import { SCOPES } from '@app/core';
+import { MIGRATIONS } from '@kernel/database';
+import { SCOPES } from '@kernel/core';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import path from 'node:path';

@@ -1,9 +1,9 @@
-import { AddressPolicy, HostResolver, WebhookSender, WebhookTls } from '@app/domain';
+import { AddressPolicy, HostResolver, WebhookSender, WebhookTls } from '@features/webhooks';
 import { createServer as createHttpServer, Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import { AddressInfo } from 'node:net';
-import { callEngine } from '../libs/domain/src/documents/engines/engine-http';
-import { TranslationEngineError } from '../libs/domain/src/documents/engines/translation-engine';
+import { callEngine } from '@features/documents';
+import { TranslationEngineError } from '@features/documents';
 import { receiverTls } from './support/webhook-receiver';
 
 /**

@@ -1,8 +1,9 @@
-import { Clock, hashKey } from '@app/core';
-import { ApiKeysService, ConnectionsService, OrganisationsService } from '@app/domain';
+import { Clock, hashKey } from '@kernel/core';
+import { ApiKeysService, ConnectionsService } from '@features/connections';
+import { OrganisationsService } from '@features/organisations';
 import { DataSource } from 'typeorm';
-import { KeyCache, PublicRoutes } from '@app/auth';
-import { PubSub } from '@app/redis';
+import { KeyCache, PublicRoutes } from '@web/auth';
+import { PubSub } from '@kernel/redis';
 import { makeTenant, startApi, TestApi, useApi } from './support/api';
 import { ProbeRoutesModule } from './support/probe-routes.module';
 

@@ -1,5 +1,5 @@
-import { Scope } from '@app/core';
-import { CasesService } from '@app/domain';
+import { Scope } from '@kernel/core';
+import { CasesService } from '@features/cases';
 import { DataSource } from 'typeorm';
 import { makeTenant, Tenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';

@@ -1,4 +1,4 @@
-import { ConnectionsService } from '@app/domain';
+import { ConnectionsService } from '@features/connections';
 import { DataSource } from 'typeorm';
 import { request as httpRequest } from 'node:http';
 import { makeTenant, startApi, useApi } from './support/api';

@@ -1,4 +1,4 @@
-import { OrganisationsService } from '@app/domain';
+import { OrganisationsService } from '@features/organisations';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, signIn, submit, visitCheck } from './support/browser';

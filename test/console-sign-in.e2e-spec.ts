@@ -1,4 +1,5 @@
-import { ConsoleAccessService, OrganisationsService } from '@app/domain';
+import { ConsoleAccessService } from '@web/console';
+import { OrganisationsService } from '@features/organisations';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';

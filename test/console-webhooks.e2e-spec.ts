@@ -1,6 +1,10 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { CasesService, ConnectionsService, ConversationIngestService, OrganisationsService, verifySignature, WebhooksService, WebhookTls } from '@app/domain';
+import { AppConfig } from '@kernel/config';
+import { CasesService } from '@features/cases';
+import { ConnectionsService } from '@features/connections';
+import { ConversationIngestService } from '@features/conversations';
+import { OrganisationsService } from '@features/organisations';
+import { verifySignature, WebhooksService, WebhookTls } from '@features/webhooks';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';

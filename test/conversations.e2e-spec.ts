@@ -1,5 +1,7 @@
-import { DomainError, Scope, TransactionHost } from '@app/core';
-import { CasesService, ConversationIngestService, OrganisationsService } from '@app/domain';
+import { DomainError, Scope, TransactionHost } from '@kernel/core';
+import { CasesService } from '@features/cases';
+import { ConversationIngestService } from '@features/conversations';
+import { OrganisationsService } from '@features/organisations';
 import { DataSource } from 'typeorm';
 import { makeTenant, Tenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';

@@ -1,5 +1,5 @@
-import { encodeCursor } from '@app/core';
-import { DeliveryLogService } from '@app/domain';
+import { encodeCursor } from '@kernel/core';
+import { DeliveryLogService } from '@features/webhooks';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { startApi, useApi } from './support/api';

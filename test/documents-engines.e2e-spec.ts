@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { makeTenant, Tenant } from './support/api';
 import { DocumentsHarness, openCase, settled, startDocuments, translatedEvents } from './support/documents-harness';
 import { EngineStandIn } from './support/engine-stand-in';
-import { ApertiumEngine, DeepLEngine, LibreTranslateEngine, NO_ENGINE_REASON, TranslationEngineError } from '@app/domain';
+import { ApertiumEngine, DeepLEngine, LibreTranslateEngine, NO_ENGINE_REASON, TranslationEngineError } from '@features/documents';
 
 const SLOW = 60_000;
 const RETRY = { attempts: 3, backoffMs: 50 };

@@ -1,4 +1,4 @@
-import { copyOriginalChunks, ORIGINAL_CHUNK_BYTES } from '@app/domain';
+import { copyOriginalChunks, ORIGINAL_CHUNK_BYTES } from '@features/documents';
 import { createHash, randomBytes } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { DataSource, QueryRunner } from 'typeorm';

@@ -1,4 +1,4 @@
-import { verifySignature, WebhookTls } from '../libs/domain/src/webhooks';
+import { verifySignature, WebhookTls } from '@features/webhooks';
 import { makeTenant } from './support/api';
 import { DocumentsHarness, openCase, settled, startDocuments } from './support/documents-harness';
 import { EngineStandIn } from './support/engine-stand-in';

@@ -1,5 +1,5 @@
-import { SCOPES } from '@app/core';
-import { QUEUES, TRANSLATION_JOBS } from '@app/queue';
+import { SCOPES } from '@kernel/core';
+import { QUEUES, TRANSLATION_JOBS } from '@kernel/queue';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import JSZip from 'jszip';
@@ -15,8 +15,8 @@ import { buildDocx, DOCX_TEXT_PARTS, runTexts, withoutText } from './support/doc
 import { DocumentsHarness, openCase, settled, startDocuments, translatedEvents } from './support/documents-harness';
 import { EngineStandIn } from './support/engine-stand-in';
 import { OpenApiChecker } from './support/openapi-check';
-import { TranslationProcessor } from '../apps/worker/src/processors/translation.processor';
-import { ABANDONED_REASON, DocumentTranslatorService } from '@app/domain';
+import { TranslationProcessor } from '@features/documents';
+import { ABANDONED_REASON, DocumentTranslatorService } from '@features/documents';
 
 type Res = { status: number; body: any; headers: Record<string, string> };
 const MAX_FILE = 200_000;

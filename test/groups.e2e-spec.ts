@@ -1,5 +1,7 @@
-import { Scope } from '@app/core';
-import { CaseEntity, GroupEntity, PeopleManagersService, PersonEntity } from '@app/domain';
+import { Scope } from '@kernel/core';
+import { CaseEntity } from '@features/cases';
+import { GroupEntity, PeopleManagersService } from '@features/groups';
+import { PersonEntity } from '@features/people';
 import { DataSource } from 'typeorm';
 import { makeTenant, Tenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { HostResolver } from '@app/domain';
+import { HostResolver } from '@features/webhooks';
 import { makeTenant, Tenant, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 import { Res, webhookKit } from './support/webhook-kit';

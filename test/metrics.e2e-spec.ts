@@ -1,12 +1,13 @@
 import { getQueueToken } from '@nestjs/bullmq';
-import { AppConfig } from '@app/config';
-import { CasesService, ConversationIngestService } from '@app/domain';
-import { QUEUES } from '@app/queue';
+import { AppConfig } from '@kernel/config';
+import { CasesService } from '@features/cases';
+import { ConversationIngestService } from '@features/conversations';
+import { QUEUES } from '@kernel/queue';
 import { Queue } from 'bullmq';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GAUGES, METRICS } from '@app/metrics';
+import { GAUGES, METRICS } from '@kernel/metrics';
 import { HealthServer } from '../apps/worker/src/health/health-server';
 import { MetricsServer } from '../apps/api/src/metrics/metrics-server';
 import { makeTenant, startApi, Tenant } from './support/api';

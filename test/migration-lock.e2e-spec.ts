@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { AppConfig, ConfigModule } from '@app/config';
-import { DatabaseModule, MIGRATIONS } from '@app/database';
-import { ENTITIES } from '@app/domain';
+import { AppConfig, ConfigModule } from '@kernel/config';
+import { DatabaseModule, MIGRATIONS } from '@kernel/database';
+import { ENTITIES } from '@features/entities';
 import { DataSource } from 'typeorm';
 import { dropDatabase, recreateDatabase, withDatabase } from './support/test-db';
 

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { dataSourceOptions } from '@app/database';
-import { TransactionHost } from '@app/core';
-import { Outbox } from '@app/events';
+import { AppConfig } from '@kernel/config';
+import { dataSourceOptions } from '@kernel/database';
+import { TransactionHost } from '@kernel/core';
+import { Outbox } from '@kernel/events';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, TestApi } from './support/api';

@@ -1,6 +1,6 @@
-import { Clock } from '@app/core';
-import { WebhookTls } from '@app/domain';
-import { QUEUES } from '@app/queue';
+import { Clock } from '@kernel/core';
+import { WebhookTls } from '@features/webhooks';
+import { QUEUES } from '@kernel/queue';
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue } from 'bullmq';
 import { makeTenant, Tenant } from './support/api';

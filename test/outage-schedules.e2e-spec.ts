@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AppConfig } from '@app/config';
-import { bullConnection, bullPrefix, MAINTENANCE_JOBS, QUEUES, TRANSLATION_JOBS } from '@app/queue';
+import { AppConfig } from '@kernel/config';
+import { bullConnection, bullPrefix, MAINTENANCE_JOBS, QUEUES, TRANSLATION_JOBS } from '@kernel/queue';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Logger } from 'nestjs-pino';

@@ -1,5 +1,7 @@
-import { Scope, TransactionHost } from '@app/core';
-import { DomainsService, GroupEntity, InvitationEntity, InvitationsService, joinOrganisation, PeopleAdder, PersonEntity } from '@app/domain';
+import { Scope, TransactionHost } from '@kernel/core';
+import { DomainsService } from '@features/organisations';
+import { GroupEntity } from '@features/groups';
+import { InvitationEntity, InvitationsService, joinOrganisation, PeopleAdder, PersonEntity } from '@features/people';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { INestApplicationContext, Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { AppConfig, ConfigModule } from '@app/config';
-import { DatabaseModule, MIGRATIONS } from '@app/database';
-import { ENTITIES } from '@app/domain';
+import { AppConfig, ConfigModule } from '@kernel/config';
+import { DatabaseModule, MIGRATIONS } from '@kernel/database';
+import { ENTITIES } from '@features/entities';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { startPgBouncer, PgBouncer } from './support/pgbouncer';

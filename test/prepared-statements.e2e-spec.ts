@@ -1,7 +1,7 @@
-import { AppConfig } from '@app/config';
-import { TransactionHost } from '@app/core';
-import { PreparedStatements } from '@app/database';
-import { ScimUsersRepository } from '@app/domain';
+import { AppConfig } from '@kernel/config';
+import { TransactionHost } from '@kernel/core';
+import { PreparedStatements } from '@kernel/database';
+import { ScimUsersRepository } from '@features/scim';
 import type { Pool } from 'pg';
 import { useApi } from './support/api';
 

@@ -1,4 +1,4 @@
-import { PublicRoutes, REFUSED_LIMIT } from '@app/auth';
+import { PublicRoutes, REFUSED_LIMIT } from '@web/auth';
 import { useApi } from './support/api';
 
 function expectError(res: { status: number; body: any; headers: Record<string, string> }, status: number, code: string) {

@@ -1,6 +1,6 @@
-import { ConnectionRateLimit } from '@app/auth';
-import { AppConfig } from '@app/config';
-import { REDIS } from '@app/redis';
+import { ConnectionRateLimit } from '@web/auth';
+import { AppConfig } from '@kernel/config';
+import { REDIS } from '@kernel/redis';
 import Redis from 'ioredis';
 import { makeTenant, startApi, Tenant, TestApi, useApi } from './support/api';
 import { PrivateRedis } from './support/private-servers';

@@ -1,10 +1,10 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { TransactionHost } from '@app/core';
-import { WebhookTls } from '@app/domain';
-import { Outbox } from '@app/events';
-import { bullConnection, bullPrefix, legacyBullPrefix, MAINTENANCE_JOBS, QUEUES, WEBHOOK_JOBS } from '@app/queue';
-import { createRedis, PubSub } from '@app/redis';
+import { AppConfig } from '@kernel/config';
+import { TransactionHost } from '@kernel/core';
+import { WebhookTls } from '@features/webhooks';
+import { Outbox } from '@kernel/events';
+import { bullPrefix, QUEUES, WEBHOOK_JOBS } from '@kernel/queue';
+import { createRedis, PubSub } from '@kernel/redis';
 import { Queue, Worker } from 'bullmq';
 import { Cluster } from 'ioredis';
 import { randomBytes } from 'node:crypto';
@@ -244,60 +244,6 @@ describe('Redis Sentinel (REDIS_SENTINELS): a failover during deliveries', () =>
   );
 });
 
-describe('upgrading from the pre-issue-14 BullMQ prefix (ia:bull → {ia}:bull)', () => {
-  let config: AppConfig;
-  let legacy: Queue;
-  let current: Queue;
-  let worker: INestApplicationContext | undefined;
-  let dueAt = 0;
-
-  beforeAll(async () => {
-    config = AppConfig.fromEnv({ WORKER_HEALTH_PORT: '0' });
-    const connection = bullConnection(config.redis);
-    legacy = new Queue(QUEUES.maintenance, { connection, prefix: legacyBullPrefix(config.redisPrefix) });
-    current = new Queue(QUEUES.maintenance, { connection, prefix: bullPrefix(config.redisPrefix) });
-    // What an old deployment left: a job waiting, one delayed by ten minutes, and a schedule.
-    await legacy.add(MAINTENANCE_JOBS.sweepIdempotencyKeys, {}, { jobId: 'legacy-now', removeOnComplete: false });
-    const later = await legacy.add(MAINTENANCE_JOBS.sweepIdempotencyKeys, { from: 'old' }, { jobId: 'legacy-later', delay: 600_000 });
-    dueAt = later.timestamp + 600_000;
-    await legacy.upsertJobScheduler('old-schedule', { every: 3_600_000 }, { name: MAINTENANCE_JOBS.sweepDeliveries });
-    worker = await startWebhookWorker(config);
-  }, SLOW);
-
-  afterAll(async () => {
-    await worker?.close();
-    await legacy?.obliterate({ force: true }).catch(() => undefined);
-    await legacy?.close();
-    await current?.close();
-  }, SLOW);
-
-  it(
-    'a starting worker moves the waiting and delayed jobs (same ids, same due time) and drops the old schedules',
-    async () => {
-      // The move runs in the background once the worker has started.
-      const moved = Date.now() + 30_000;
-      while ((await current.getJobState('legacy-later')) !== 'delayed') {
-        if (Date.now() > moved) throw new Error('the delayed job was not moved within 30 s');
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(await legacy.getJobCounts('wait', 'delayed', 'prioritized', 'active')).toEqual({ wait: 0, delayed: 0, prioritized: 0, active: 0 });
-      expect(await legacy.getJobSchedulersCount()).toBe(0);
-      const later = await current.getJob('legacy-later');
-      expect(later?.data).toEqual({ from: 'old' });
-      expect(await current.getJobState('legacy-later')).toBe('delayed');
-      // The due time is kept (to the second the move took).
-      expect(Math.abs(later!.timestamp + later!.delay - dueAt)).toBeLessThan(5_000);
-      // The waiting one is run by the worker under the new prefix.
-      const deadline = Date.now() + 30_000;
-      while ((await current.getJobState('legacy-now')) !== 'completed') {
-        if (Date.now() > deadline) throw new Error(`legacy-now is ${await current.getJobState('legacy-now')}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
-    SLOW,
-  );
-});
-
 describe('Redis Cluster: the BullMQ prefix is a hash tag', () => {
   let nodes: ClusterNodes;
 
@@ -328,11 +274,11 @@ describe('Redis Cluster: the BullMQ prefix is a hash tag', () => {
   };
 
   it(
-    '{ia}:bull works on a three-node cluster; the old ia:bull is refused (CROSSSLOT)',
+    '{ia}:bull works on a three-node cluster; an unbraced ia:bull is refused (CROSSSLOT)',
     async () => {
       const prefix = 'ia';
       expect(await roundTrip(bullPrefix(prefix))).toBe('ran cluster-1');
-      expect(await roundTrip(legacyBullPrefix(prefix))).toMatch(/CROSSSLOT/);
+      expect(await roundTrip(`${prefix}:bull`)).toMatch(/CROSSSLOT/);
     },
     SLOW,
   );

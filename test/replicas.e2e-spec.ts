@@ -1,6 +1,6 @@
-import { SCOPES } from '@app/core';
-import { MIGRATIONS } from '@app/database';
-import { bullPrefix, QUEUES, SCHEDULES } from '@app/queue';
+import { SCOPES } from '@kernel/core';
+import { MIGRATIONS } from '@kernel/database';
+import { bullPrefix, QUEUES, SCHEDULES } from '@kernel/queue';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';

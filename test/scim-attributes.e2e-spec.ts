@@ -1,4 +1,4 @@
-import { PersonEntity } from '@app/domain';
+import { PersonEntity } from '@features/people';
 import { DataSource } from 'typeorm';
 import { TestApi } from './support/api';
 import { entraUser, expectScimError, oktaUser, patchOp, rand, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';

@@ -1,4 +1,4 @@
-import { OrganisationsService } from '@app/domain';
+import { OrganisationsService } from '@features/organisations';
 import { TestApi } from './support/api';
 import { expectScimError, oktaUser, rand, Res, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
 import { rawExchange } from './support/raw-tls';

@@ -1,4 +1,4 @@
-import { InvitationsService, PersonEntity } from '@app/domain';
+import { InvitationsService, PersonEntity } from '@features/people';
 import { DataSource } from 'typeorm';
 import { TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';
@@ -316,7 +316,7 @@ describe('SCIM Groups', () => {
     });
 
     async function scimTenantWithKey(organisationId: string, scopes: string[]) {
-      const { ConnectionsService, ApiKeysService } = await import('@app/domain');
+      const { ConnectionsService, ApiKeysService } = await import('@features/connections');
       const conn = await api.app.get(ConnectionsService).create(organisationId, 'Limited', scopes as never);
       const key = await api.app.get(ApiKeysService).create(conn.id);
       return { connectionId: conn.id, keyId: key.id, key: key.key, auth: { Authorization: `Bearer ${key.key}` } };

@@ -1,4 +1,4 @@
-import { PersonEntity } from '@app/domain';
+import { PersonEntity } from '@features/people';
 import { DataSource } from 'typeorm';
 import { TestApi } from './support/api';
 import { oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';

@@ -1,4 +1,4 @@
-import { InvitationsService, PersonEntity } from '@app/domain';
+import { InvitationsService, PersonEntity } from '@features/people';
 import { DataSource } from 'typeorm';
 import { TestApi } from './support/api';
 import { MailCatcher } from './support/mail-catcher';

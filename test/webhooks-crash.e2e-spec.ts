@@ -1,5 +1,5 @@
-import { TransactionHost } from '@app/core';
-import { Outbox } from '@app/events';
+import { TransactionHost } from '@kernel/core';
+import { Outbox } from '@kernel/events';
 import { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -28,11 +28,10 @@ const { Module } = require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');
 const { Logger } = require('nestjs-pino');
 const { WorkerModule } = require('./apps/worker/src/worker.module');
-const { WebhooksWorkerModule } = require('./apps/worker/src/webhooks/webhooks-worker.module');
-const { WebhooksDomainModule } = require('./libs/domain/src/webhooks');
-const { installGracefulShutdown } = require('./libs/logging/src');
+const { WebhooksModule, WebhooksWorkerModule } = require('./libs/features/webhooks');
+const { installGracefulShutdown } = require('./libs/kernel/logging');
 class CrashTestWorker {}
-Module({ imports: [WorkerModule.forRoot(), WebhooksDomainModule, WebhooksWorkerModule] })(CrashTestWorker);
+Module({ imports: [WorkerModule.forRoot(), WebhooksModule, WebhooksWorkerModule] })(CrashTestWorker);
 NestFactory.createApplicationContext(CrashTestWorker, { bufferLogs: true }).then((app) => {
   app.useLogger(app.get(Logger));
   installGracefulShutdown(app, app.get(Logger), 25000, 'worker');

@@ -1,4 +1,4 @@
-import { Scope, SCOPES } from '@app/core';
+import { Scope, SCOPES } from '@kernel/core';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,8 +1,9 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { CasesService, ConversationIngestService } from '@app/domain';
+import { CasesService } from '@features/cases';
+import { ConversationIngestService } from '@features/conversations';
 import { DataSource } from 'typeorm';
-import { DeliveryQueues } from '../apps/worker/src/webhooks/delivery-queues';
-import { AttemptOutcome, DeliveryAttemptsService, retryDelayMs, verifySignature } from '@app/domain';
+import { DeliveryQueues } from '@features/webhooks';
+import { AttemptOutcome, DeliveryAttemptsService, retryDelayMs, verifySignature } from '@features/webhooks';
 import { makeTenant, Tenant, TestApi } from './support/api';
 import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookStand, WebhookStand } from './support/webhook-stand';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
-import { HostResolver, verifySignature, WebhookTls } from '@app/domain';
+import { HostResolver, verifySignature, WebhookTls } from '@features/webhooks';
 import { makeTenant, startApi, TestApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 import { Res, webhookKit } from './support/webhook-kit';

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AppConfig } from '@app/config';
-import { ConnectionsService, OrganisationsService } from '@app/domain';
-import { bullConnection, bullPrefix, MAINTENANCE_JOBS, QUEUES } from '@app/queue';
-import { REDIS } from '@app/redis';
+import { AppConfig } from '@kernel/config';
+import { ConnectionsService } from '@features/connections';
+import { OrganisationsService } from '@features/organisations';
+import { bullConnection, bullPrefix, MAINTENANCE_JOBS, QUEUES } from '@kernel/queue';
+import { REDIS } from '@kernel/redis';
 import { Queue, QueueEvents } from 'bullmq';
 import type Redis from 'ioredis';
 import { spawn } from 'node:child_process';
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 import { Logger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { HealthServer } from '../apps/worker/src/health/health-server';
-import { SWEEP_BATCH_SIZE } from '../apps/worker/src/processors/maintenance.processor';
+import { SWEEP_BATCH_SIZE } from '../apps/worker/src/maintenance.processor';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 
 const ROOT = join(__dirname, '..');

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { Type } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { AppConfig } from '@app/config';
-import { Scope, SCOPES } from '@app/core';
-import { ApiKeysService, ConnectionsService, OrganisationsService } from '@app/domain';
+import { AppConfig } from '@kernel/config';
+import { Scope, SCOPES } from '@kernel/core';
+import { ApiKeysService, ConnectionsService } from '@features/connections';
+import { OrganisationsService } from '@features/organisations';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createApiApp } from '../../apps/api/src/bootstrap';

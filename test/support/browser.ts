@@ -1,5 +1,5 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { ConsoleAccessService } from '@app/domain';
+import { ConsoleAccessService } from '@web/console';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';

@@ -1,10 +1,10 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AppConfig } from '@app/config';
+import { AppConfig } from '@kernel/config';
 import { Logger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
-import { DOCUMENTS_OPTIONS, type DocumentsOptions } from '@app/domain';
+import { DOCUMENTS_OPTIONS, type DocumentsOptions } from '@features/documents';
 import { startApi, Tenant, TestApi } from './api';
 
 /** The api and a worker, in this process. */

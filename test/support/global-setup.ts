@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { AppConfig } from '@app/config';
-import { dataSourceOptions } from '@app/database';
+import { AppConfig } from '@kernel/config';
+import { dataSourceOptions } from '@kernel/database';
 import { DataSource } from 'typeorm';
 import { recreateDatabase, withDatabase } from './test-db';
 

@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, Module, Post, Query } from '@nestjs/common';
-import { CurrentPrincipal, Principal, RequireScopes } from '@app/auth';
-import { CursorCodec, paginate, TransactionHost } from '@app/core';
-import { ConnectionEntity, DomainModule, OrganisationsService } from '@app/domain';
-import { PageQueryDto } from '@app/http';
-import { Idempotent, IdempotencyModule } from '@app/idempotency';
+import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
+import { CursorCodec, paginate, TransactionHost } from '@kernel/core';
+import { ConnectionEntity } from '@features/connections';
+import { OrganisationsModule, OrganisationsService } from '@features/organisations';
+import { PageQueryDto } from '@web/http';
+import { Idempotent, IdempotencyModule } from '@web/idempotency';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 class ProbeCreateDto {
@@ -68,5 +69,5 @@ class ProbeController {
   }
 }
 
-@Module({ imports: [DomainModule, IdempotencyModule], controllers: [ProbeController] })
+@Module({ imports: [OrganisationsModule, IdempotencyModule], controllers: [ProbeController] })
 export class ProbeRoutesModule {}

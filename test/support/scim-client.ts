@@ -1,5 +1,5 @@
-import { Scope, SCOPES, TransactionHost } from '@app/core';
-import { DomainsService } from '@app/domain';
+import { Scope, SCOPES, TransactionHost } from '@kernel/core';
+import { DomainsService } from '@features/organisations';
 import { makeTenant, startApi, Tenant, TestApi } from './api';
 
 export type Res = { status: number; body: any; text: string; headers: Record<string, string> };

@@ -1,4 +1,4 @@
-import { HostResolver } from '@app/domain';
+import { HostResolver } from '@features/webhooks';
 import { Tenant, TestApi } from './api';
 import { OpenApiChecker } from './openapi-check';
 

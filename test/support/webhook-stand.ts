@@ -1,6 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { WebhookTls } from '@app/domain';
+import { AppConfig } from '@kernel/config';
+import { WebhookTls } from '@features/webhooks';
 import { DataSource } from 'typeorm';
 import { startApi, Tenant, TestApi } from './api';
 import { MailCatcher } from './mail-catcher';

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AppConfig } from '@app/config';
-import { WebhookTls } from '@app/domain';
+import { AppConfig } from '@kernel/config';
+import { WebhookTls } from '@features/webhooks';
 import { Logger } from 'nestjs-pino';
 import { ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';

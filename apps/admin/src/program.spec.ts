@@ -1,4 +1,4 @@
-import { UsageError } from './args';
+import { UsageError } from '@kernel/cli';
 import { parseCommandLine } from './program';
 
 describe('admin command line (commander)', () => {

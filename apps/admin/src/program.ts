@@ -1,5 +1,5 @@
 import { Command as Program, CommanderError } from 'commander';
-import { UsageError } from './args';
+import { UsageError } from '@kernel/cli';
 import { Command, COMMANDS } from './commands';
 
 /** What the command line asks for: a command to run, or a help text commander wrote. */

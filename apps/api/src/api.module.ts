@@ -1,27 +1,31 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
-import { AuthModule } from '@app/auth';
-import { AppConfig, ConfigModule } from '@app/config';
-import { DatabaseModule } from '@app/database';
-import { ApiKeysService, DomainModule, ENTITIES } from '@app/domain';
-import { LoggingModule } from '@app/logging';
-import { MetricsModule } from '@app/metrics';
-import { TelemetryModule } from '@app/telemetry';
-import { QueueModule } from '@app/queue';
-import { CasesModule } from './cases/cases.module';
-import { DocumentsModule } from './documents/documents.module';
-import { ConversationsModule } from './conversations/conversations.module';
-import { GroupsModule } from './groups/groups.module';
+import { AppConfig, ConfigModule } from '@kernel/config';
+import { DatabaseModule } from '@kernel/database';
+import { LoggingModule } from '@kernel/logging';
+import { MetricsModule } from '@kernel/metrics';
+import { QueueModule } from '@kernel/queue';
+import { TelemetryModule } from '@kernel/telemetry';
+import { AuthModule } from '@web/auth';
+import { ConsoleModule } from '@web/console';
+import { OpenApiModule } from '@web/openapi';
+import { CasesHttpModule } from '@features/cases';
+import { ApiKeysService, ConnectionsConsoleModule, ConnectionsModule, MeModule } from '@features/connections';
+import { ConversationsHttpModule } from '@features/conversations';
+import { DocumentsHttpModule } from '@features/documents';
+import { ENTITIES } from '@features/entities';
+import { GroupsHttpModule } from '@features/groups';
+import { OrganisationsConsoleModule } from '@features/organisations';
+import { InvitationPageModule, PeopleHttpModule } from '@features/people';
+import { ScimHttpModule } from '@features/scim';
+import { WebhooksConsoleModule, WebhooksHttpModule } from '@features/webhooks';
 import { HealthModule } from './health/health.module';
 import { HttpDrain } from './http-drain';
-import { InvitationPageModule } from './invitations-page/invitation-page.module';
-import { ConsoleModule } from './console/console.module';
-import { PeopleModule } from './people/people.module';
-import { ScimModule } from './scim/scim.module';
-import { WebhooksModule } from './webhooks/webhooks.module';
-import { MeModule } from './me/me.module';
 import { MetricsServer } from './metrics/metrics-server';
-import { OpenApiModule } from './openapi/openapi.module';
 
+/**
+ * The api's composition root: the kernel, the web kit, and each feature's edges (REST under /v1/,
+ * SCIM under /scim/v2/, the Integrations section's pages under /console).
+ */
 @Module({})
 export class ApiModule {
   /** `config` replaces reading the environment; `extra` adds modules (tests only). */
@@ -35,19 +39,22 @@ export class ApiModule {
         TelemetryModule,
         DatabaseModule.forRoot('api', { entities: ENTITIES, runMigrations: true }),
         QueueModule.forRoot({ producerOnly: true }),
-        AuthModule.forRoot({ imports: [DomainModule], keyLookup: ApiKeysService }),
+        AuthModule.forRoot({ imports: [ConnectionsModule], keyLookup: ApiKeysService }),
         HealthModule,
         OpenApiModule,
         MeModule,
-        GroupsModule,
-        PeopleModule,
+        GroupsHttpModule,
+        PeopleHttpModule,
         InvitationPageModule,
         ConsoleModule,
-        CasesModule,
-        ConversationsModule,
-        ScimModule,
-        WebhooksModule,
-        DocumentsModule.forRoot(),
+        ConnectionsConsoleModule,
+        OrganisationsConsoleModule,
+        WebhooksConsoleModule,
+        CasesHttpModule,
+        ConversationsHttpModule,
+        ScimHttpModule,
+        WebhooksHttpModule,
+        DocumentsHttpModule.forRoot(),
         ...extra,
       ],
       providers: [HttpDrain, MetricsServer],

@@ -2,8 +2,8 @@ import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
-import { ConnectionRateLimit, KeyGate, keyCheck, PublicRoutes } from '@app/auth';
-import { AppConfig } from '@app/config';
+import { ConnectionRateLimit, KeyGate, keyCheck, PublicRoutes } from '@web/auth';
+import { AppConfig } from '@kernel/config';
 import {
   answerClientErrors,
   ApiExceptionFilter,
@@ -16,14 +16,14 @@ import {
   renderError,
   RouteTable,
   serverTimeouts,
-} from '@app/http';
+} from '@web/http';
 import { Logger, PinoLogger } from 'nestjs-pino';
-import { requestLog } from '@app/logging';
-import { Metrics } from '@app/metrics';
+import { requestLog } from '@kernel/logging';
+import { Metrics } from '@kernel/metrics';
 import { ApiModule } from './api.module';
-import { documentJsonLimit } from './documents/document-json-limit';
+import { documentJsonLimit } from '@features/documents';
 import { requestMetrics } from './metrics/request-metrics';
-import { OpenApiDocument } from './openapi/openapi-document';
+import { OpenApiDocument } from '@web/openapi';
 import { loadTls } from './tls';
 
 /** Paths whose POST also takes multipart/form-data (parsed by their own handler). */

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { AppConfig } from '@app/config';
+import { AppConfig } from '@kernel/config';
 import type { Server } from 'node:https';
 
 /**

@@ -1,8 +1,8 @@
 // First: starts tracing (when configured) before anything it instruments is loaded.
 import './tracing';
 import 'reflect-metadata';
-import { AppConfig } from '@app/config';
-import { installGracefulShutdown } from '@app/logging';
+import { AppConfig } from '@kernel/config';
+import { installGracefulShutdown } from '@kernel/logging';
 import { Logger } from 'nestjs-pino';
 import { createApiApp } from './bootstrap';
 

@@ -1,4 +1,4 @@
-import { AppConfig } from '@app/config';
+import { AppConfig } from '@kernel/config';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-import { AppConfig } from '@app/config';
+import { AppConfig } from '@kernel/config';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

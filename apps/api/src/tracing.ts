@@ -1,6 +1,6 @@
 // Loaded first by main.ts, before Nest and the modules it instruments (http, express, pg, ioredis,
 // undici). With OTEL_EXPORTER_OTLP_ENDPOINT unset it does nothing and loads no SDK.
-import { startTracing } from '@app/telemetry';
+import { startTracing } from '@kernel/telemetry';
 
 try {
   startTracing('api');

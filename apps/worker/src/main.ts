@@ -2,8 +2,8 @@
 import './tracing';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { AppConfig } from '@app/config';
-import { holdStopSignals, installGracefulShutdown } from '@app/logging';
+import { AppConfig } from '@kernel/config';
+import { holdStopSignals, installGracefulShutdown } from '@kernel/logging';
 import { Logger } from 'nestjs-pino';
 import { WorkerModule } from './worker.module';
 

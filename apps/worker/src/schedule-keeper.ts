@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { QUEUES, Schedule, SCHEDULES, upsertSchedules } from '@app/queue';
+import { AppConfig } from '@kernel/config';
+import { QUEUES, Schedule, SCHEDULES, upsertSchedules } from '@kernel/queue';
 import { Queue } from 'bullmq';
 
 /** How often the keeper checks that Redis still holds every schedule (a flush comes with no reconnect). */

@@ -1,22 +1,26 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AppConfig, ConfigModule } from '@app/config';
-import { DatabaseModule } from '@app/database';
-import { CoreModule } from '@app/core';
-import { DomainModule, ENTITIES } from '@app/domain';
-import { IdempotencyStoreModule } from '@app/idempotency';
-import { LoggingModule } from '@app/logging';
-import { MetricsModule } from '@app/metrics';
-import { TelemetryModule } from '@app/telemetry';
-import { QueueModule, QueuesModule } from '@app/queue';
-import { RedisModule } from '@app/redis';
-import { DocumentsWorkerModule } from './documents/documents-worker.module';
+import { AppConfig, ConfigModule } from '@kernel/config';
+import { CoreModule } from '@kernel/core';
+import { DatabaseModule } from '@kernel/database';
+import { LoggingModule } from '@kernel/logging';
+import { MetricsModule } from '@kernel/metrics';
+import { QueueModule, QueuesModule } from '@kernel/queue';
+import { RedisModule } from '@kernel/redis';
+import { TelemetryModule } from '@kernel/telemetry';
+import { IdempotencyStoreModule } from '@web/idempotency';
+import { DocumentsWorkerModule } from '@features/documents';
+import { ENTITIES } from '@features/entities';
+import { WebhooksWorkerModule } from '@features/webhooks';
 import { HealthServer } from './health/health-server';
+import { MaintenanceProcessor } from './maintenance.processor';
 import { WorkerGauges } from './metrics/worker-gauges';
-import { LegacyQueueMover } from './legacy-queues';
-import { MaintenanceProcessor } from './processors/maintenance.processor';
 import { ScheduleKeeper } from './schedule-keeper';
-import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 
+/**
+ * The worker's composition root (no routes): webhook delivery and the documents pipeline from
+ * their features, the maintenance queue (expired idempotency keys, the 90-day delivery log), the
+ * schedules, health and metrics.
+ */
 @Module({})
 export class WorkerModule {
   /** `config` replaces reading the environment (tests). */
@@ -33,15 +37,13 @@ export class WorkerModule {
         RedisModule,
         QueueModule.forRoot(),
         CoreModule,
-        // Not used by the worker's own providers: its context keeps the domain services as before (its specs seed data through them).
-        DomainModule,
         QueuesModule,
         WebhooksWorkerModule,
         DocumentsWorkerModule.forRoot(),
         // The store only (its hourly sweep): the interceptor is the api's.
         IdempotencyStoreModule,
       ],
-      providers: [MaintenanceProcessor, ScheduleKeeper, HealthServer, WorkerGauges, LegacyQueueMover],
+      providers: [MaintenanceProcessor, ScheduleKeeper, HealthServer, WorkerGauges],
     };
   }
 }

@@ -1,11 +1,15 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { SCOPES, TransactionHost } from '@app/core';
-import { ApiKeysService, CasesService, ConnectionsService, ConversationIngestService, GroupEntity, OrganisationsService } from '@app/domain';
+import { SCOPES, TransactionHost } from '@kernel/core';
+import { ApiKeysService, ConnectionsService } from '@features/connections';
+import { CasesService } from '@features/cases';
+import { ConversationIngestService } from '@features/conversations';
+import { GroupEntity } from '@features/groups';
+import { OrganisationsService } from '@features/organisations';
 import { EntityManager } from 'typeorm';
-import { Command } from './command';
+import { Command } from '@kernel/cli';
 import { DEMO_CASES, DEMO_CONSOLE_PERSON, DEMO_CONVERSATIONS, DEMO_GROUPS, DEMO_PEOPLE, DemoGroupKey } from './demo-data';
-import { createGroup } from './group.command';
-import { addMember } from './person.command';
+import { createGroup } from '@features/groups';
+import { addMember } from '@features/people';
 
 interface Seeded {
   organisation_id: string;

@@ -1,21 +1,21 @@
-import { CommandResult } from '../output';
-import { Command } from './command';
-import { CASE_COMMANDS } from './case.command';
-import { CONNECTION_COMMANDS } from './connection.command';
-import { CONSOLE_COMMANDS } from './console.command';
-import { CONVERSATION_COMMANDS } from './conversation.command';
+import { CommandResult } from '@kernel/cli';
+import { Command } from '@kernel/cli';
+import { CASE_COMMANDS } from '@features/cases';
+import { CONNECTION_COMMANDS } from '@features/connections';
+import { CONSOLE_COMMANDS } from '@web/console';
+import { CONVERSATION_COMMANDS } from '@features/conversations';
 import { DEMO_COMMANDS } from './demo.command';
-import { DOMAIN_COMMANDS } from './domain.command';
-import { GROUP_COMMANDS } from './group.command';
-import { INVITATION_COMMANDS } from './invitation.command';
-import { KEY_COMMANDS } from './key.command';
+import { DOMAIN_COMMANDS } from '@features/organisations';
+import { GROUP_COMMANDS } from '@features/groups';
+import { INVITATION_COMMANDS } from '@features/people';
+import { KEY_COMMANDS } from '@features/connections';
 import { MIGRATE_COMMANDS } from './migrate.command';
-import { ORG_COMMANDS } from './org.command';
-import { PERSON_COMMANDS } from './person.command';
-import { POLICY_COMMANDS } from './policy.command';
-import { WEBHOOK_COMMANDS } from './webhook.command';
+import { ORG_COMMANDS } from '@features/organisations';
+import { PERSON_COMMANDS } from '@features/people';
+import { POLICY_COMMANDS } from '@features/organisations';
+import { WEBHOOK_COMMANDS } from '@features/webhooks';
 
-export * from './command';
+export * from '@kernel/cli';
 
 export const COMMANDS: Command[] = [
   ...MIGRATE_COMMANDS,

@@ -1,8 +1,8 @@
-import { AppConfig } from '@app/config';
-import { dataSourceOptions, migrateLocked } from '@app/database';
+import { AppConfig } from '@kernel/config';
+import { dataSourceOptions, migrateLocked } from '@kernel/database';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { Command } from './command';
+import { Command } from '@kernel/cli';
 
 const DUPLICATE_DATABASE = '42P04';
 const INVALID_CATALOG = '3D000';

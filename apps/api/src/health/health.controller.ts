@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Logger, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Public } from '@app/auth';
-import { REDIS } from '@app/redis';
+import { Public } from '@web/auth';
+import { REDIS } from '@kernel/redis';
 import type { Response } from 'express';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { RedisModule } from '@app/redis';
+import { RedisModule } from '@kernel/redis';
 import { HealthController } from './health.controller';
 
 @Module({ imports: [RedisModule], controllers: [HealthController] })

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { answerScrape, Metrics } from '@app/metrics';
+import { AppConfig } from '@kernel/config';
+import { answerScrape, Metrics } from '@kernel/metrics';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 

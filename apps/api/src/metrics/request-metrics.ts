@@ -1,6 +1,6 @@
-import { RouteTable } from '@app/http';
-import { Metrics, METRICS } from '@app/metrics';
-import type { RequestObserver } from '@app/logging';
+import { RouteTable } from '@web/http';
+import { Metrics, METRICS } from '@kernel/metrics';
+import type { RequestObserver } from '@kernel/logging';
 import type { Request, Response } from 'express';
 
 /** The label of a request no route serves: never its path. */

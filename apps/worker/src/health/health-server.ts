@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { answerScrape, Metrics } from '@app/metrics';
-import { REDIS } from '@app/redis';
+import { AppConfig } from '@kernel/config';
+import { answerScrape, Metrics } from '@kernel/metrics';
+import { REDIS } from '@kernel/redis';
 import type Redis from 'ioredis';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { GAUGES, Metrics, OUTBOX_BACKLOG_CAP, Sample } from '@app/metrics';
-import { DeliveryJob, QUEUES } from '@app/queue';
+import { GAUGES, Metrics, OUTBOX_BACKLOG_CAP, Sample } from '@kernel/metrics';
+import { DeliveryJob, QUEUES } from '@kernel/queue';
 import { Job, Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 

@@ -1,9 +1,0 @@
-import { Module } from '@nestjs/common';
-import { ScimDiscoveryController } from './scim-discovery.controller';
-import { ScimDomainModule } from '@app/domain';
-import { ScimGroupsController } from './scim-groups.controller';
-import { ScimUsersController } from './scim-users.controller';
-
-/** SCIM 2.0 under /scim/v2/ (Okta, Microsoft Entra ID). Left out of the OpenAPI description (it is a SCIM service, described by its own discovery endpoints). */
-@Module({ imports: [ScimDomainModule], controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController] })
-export class ScimModule {}

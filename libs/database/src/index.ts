@@ -1,5 +1,0 @@
-export * from './data-source-options';
-export * from './database.module';
-export * from './migrate';
-export * from './migrations';
-export * from './prepared-statements';

@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { CoreModule } from '@kernel/core';
+import { CasesService } from './cases.service';
+
+/** Cases: one per external reference, open or closed. */
+@Module({ imports: [CoreModule], providers: [CasesService], exports: [CasesService] })
+export class CasesModule {}

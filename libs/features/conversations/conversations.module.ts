@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { CoreModule } from '@kernel/core';
+import { EventsModule } from '@kernel/events';
+import { ConversationIngestService } from './conversation-ingest.service';
+import { ConversationsService } from './conversations.service';
+
+const providers = [ConversationsService, ConversationIngestService];
+
+/** Conversations: reads for partners, and the platform's ingest of turns, facts and summaries. */
+@Module({ imports: [CoreModule, EventsModule], providers, exports: providers })
+export class ConversationsModule {}

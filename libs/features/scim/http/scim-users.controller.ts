@@ -1,0 +1,72 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res, UseInterceptors } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
+import { DigitsIdPipe } from '@web/http';
+import type { Response } from 'express';
+import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
+import { ScimJson } from '../scim-patch';
+import { projectResource } from '../scim-projection';
+import { ScimUsersService } from '../scim-users.service';
+import { USER_RESOURCE } from '../scim-schemas';
+import { listResponse, readListQuery, readProjection } from './scim-query';
+
+type QueryParams = Record<string, unknown>;
+
+/** SCIM 2.0 Users (RFC 7644 §3): people and invitations of the caller's organisation. */
+@ApiExcludeController()
+@Controller('scim/v2/Users')
+@UseInterceptors(ScimContentTypeInterceptor)
+export class ScimUsersController {
+  constructor(private readonly users: ScimUsersService) {}
+
+  @Get()
+  @RequireScopes('users:read')
+  async list(@CurrentPrincipal() p: Principal, @Query() query: QueryParams): Promise<ScimJson> {
+    const q = readListQuery(query);
+    return listResponse(await this.users.list(p, q.filter, q.page), (r) => projectResource(r, USER_RESOURCE, q.projection));
+  }
+
+  @Post()
+  @HttpCode(201)
+  @RequireScopes('users:write')
+  async create(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: unknown,
+    @Query() query: QueryParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ScimJson> {
+    const user = await this.users.create(p, body);
+    res.setHeader('Location', (user.meta as { location: string }).location);
+    return projectResource(user, USER_RESOURCE, readProjection(query));
+  }
+
+  @Get(':id')
+  @RequireScopes('users:read')
+  async get(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string, @Query() query: QueryParams): Promise<ScimJson> {
+    return projectResource(await this.users.get(p, id), USER_RESOURCE, readProjection(query));
+  }
+
+  @Put(':id')
+  @RequireScopes('users:write')
+  async replace(
+    @CurrentPrincipal() p: Principal,
+    @Param('id', DigitsIdPipe) id: string,
+    @Body() body: unknown,
+    @Query() query: QueryParams,
+  ): Promise<ScimJson> {
+    return projectResource(await this.users.replace(p, id, body), USER_RESOURCE, readProjection(query));
+  }
+
+  @Patch(':id')
+  @RequireScopes('users:write')
+  async patch(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string, @Body() body: unknown, @Query() query: QueryParams): Promise<ScimJson> {
+    return projectResource(await this.users.patch(p, id, body), USER_RESOURCE, readProjection(query));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequireScopes('users:write')
+  async remove(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string): Promise<void> {
+    await this.users.remove(p.organisationId, id);
+  }
+}

@@ -1,5 +1,0 @@
-export * from './queue.module';
-export * from './queues';
-export * from './schedules';
-export * from './bull-errors';
-export * from './legacy-prefix';

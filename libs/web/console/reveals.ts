@@ -1,0 +1,84 @@
+import { Controller, Get, Injectable, Param, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { Public } from '@web/auth';
+import { ConsoleAccessService, ConsoleViewer } from './console-access.service';
+import type { Response } from 'express';
+import { ConsoleAccess, ConsoleContext, Ctx, Viewer } from './console-context';
+import { ConsoleExceptionFilter } from './console-exception.filter';
+import { ConsoleGuard } from './console.guard';
+import { ConsoleViews } from './console-views';
+
+/** A secret shown once: a new key, or a new webhook's signing secret. */
+export type RevealPayload =
+  | { kind: 'key'; connectionId: string; connectionName: string; key: string; lastFour: string }
+  | { kind: 'webhook_secret'; connectionId: string; connectionName: string; webhookId: string; url: string; secret: string };
+
+/**
+ * Post-redirect-get for secrets. The POST that makes a key (or a webhook) seals the clear value
+ * server-side under the session (ConsoleAccessService.stashReveal) and redirects to
+ * /console/reveal/:id; that GET takes the sealed row and deletes it in one statement, so the
+ * value is on exactly one page: reloading, going back or opening the address in another tab
+ * finds it gone, and nothing is made again.
+ */
+@Injectable()
+export class ConsoleReveals {
+  constructor(private readonly access: ConsoleAccessService) {}
+
+  /** Seals the payload for this session; returns where to redirect. */
+  async stash(ctx: ConsoleContext, viewer: ConsoleViewer, payload: RevealPayload): Promise<string> {
+    const id = await this.access.stashReveal(viewer.sessionId, sessionToken(ctx), payload);
+    return `/console/reveal/${id}`;
+  }
+
+  take(ctx: ConsoleContext, viewer: ConsoleViewer, id: string): Promise<RevealPayload | null> {
+    return this.access.takeReveal<RevealPayload>(viewer.sessionId, sessionToken(ctx), id);
+  }
+}
+
+function sessionToken(ctx: ConsoleContext): string {
+  if (!ctx.sessionToken) throw new Error('a reveal needs the session token');
+  return ctx.sessionToken;
+}
+
+@Public({ throttle: false })
+@ApiExcludeController()
+@UseGuards(ConsoleGuard)
+@UseFilters(ConsoleExceptionFilter)
+@Controller('console/reveal')
+export class RevealController {
+  constructor(
+    private readonly reveals: ConsoleReveals,
+    private readonly views: ConsoleViews,
+  ) {}
+
+  @Get(':id')
+  @ConsoleAccess({ whileModuleOff: true })
+  async show(@Ctx() ctx: ConsoleContext, @Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Res() res: Response): Promise<void> {
+    const payload = await this.reveals.take(ctx, viewer, id);
+    if (!payload) {
+      this.views.render(res, ctx, 'reveal-gone', { title: 'This secret is no longer shown' }, 410);
+      return;
+    }
+    if (payload.kind === 'key') {
+      this.views.render(res, ctx, 'reveal-key', {
+        title: 'Your new key',
+        crumbs: [
+          { href: '/console', label: 'Connections' },
+          { href: `/console/connections/${payload.connectionId}`, label: payload.connectionName },
+        ],
+        reveal: payload,
+        curl: `curl -H 'Authorization: Bearer ${payload.key}' ${this.views.publicBaseUrl}/v1/me`,
+      });
+      return;
+    }
+    this.views.render(res, ctx, 'reveal-webhook', {
+      title: 'Your new webhook’s signing secret',
+      crumbs: [
+        { href: '/console', label: 'Connections' },
+        { href: `/console/connections/${payload.connectionId}`, label: payload.connectionName },
+        { href: `/console/connections/${payload.connectionId}/webhooks`, label: 'Webhooks' },
+      ],
+      reveal: payload,
+    });
+  }
+}

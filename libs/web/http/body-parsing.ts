@@ -1,0 +1,109 @@
+import { DomainError, ErrorCode } from '@kernel/core';
+import express, { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { bodyProblem } from './body-check';
+import { composeMiddleware } from './compose-middleware';
+import { isScimPath, renderError } from './error-render';
+
+export const JSON_BODY_LIMIT = '1mb';
+export const FORM_BODY_LIMIT = '16kb';
+const JSON_TYPES = ['application/json', 'application/scim+json'];
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+const mediaType = (req: Request) => (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+
+export interface BodyParsingOptions {
+  /** Paths (exact, POST) that also take multipart/form-data; their own handler parses it. */
+  multipartPaths?: string[];
+  /** Paths (POST) that also take application/x-www-form-urlencoded (HTML forms), parsed into `req.body`: exact, or a prefix ending in `/*`. */
+  urlencodedPaths?: string[];
+  /** Paths (exact, POST) whose JSON bodies have their own size limit, and their own answer when larger. */
+  jsonLimits?: Record<string, JsonPathLimit>;
+}
+
+export interface JsonPathLimit {
+  /** The largest JSON body taken on the path, in bytes (or a size such as '4mb'). */
+  limit: number | string;
+  /** The answer to a larger body, instead of 400 invalid_request (e.g. 413 text_too_long). */
+  tooLarge: { code: ErrorCode; message: string };
+}
+
+/**
+ * JSON parsing with the contract's answers: a body that is not JSON, or not sent as JSON,
+ * answers 400 invalid_request before any handler runs. Form bodies are taken only on the
+ * few non-API paths named in `urlencodedPaths` (the invitation accept page).
+ *
+ * One middleware. A request without a body (most GETs and DELETEs) passes straight through:
+ * each parser would only have found that out itself, at the cost of a content-type parse.
+ */
+/** Exact paths, and prefixes written `/prefix/*` (which also match `/prefix` itself). */
+function pathMatcher(paths: string[]): (path: string) => boolean {
+  const exact = new Set(paths.filter((p) => !p.endsWith('/*')));
+  const prefixes = paths.filter((p) => p.endsWith('/*')).map((p) => p.slice(0, -1));
+  return (path) => exact.has(path) || prefixes.some((p) => path.startsWith(p) || path === p.slice(0, -1));
+}
+
+export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
+  const multipart = new Set(options.multipartPaths ?? []);
+  const urlencoded = pathMatcher(options.urlencodedPaths ?? []);
+  const jsonLimits = new Map(Object.entries(options.jsonLimits ?? {}));
+  const ownLimit = (req: Request): JsonPathLimit | undefined => (req.method === 'POST' ? jsonLimits.get(req.path) : undefined);
+  const checkType: RequestHandler = (req, _res, next) => {
+    if (!hasBody(req)) return next();
+    const type = mediaType(req);
+    if (JSON_TYPES.includes(type)) return next();
+    if (type === 'multipart/form-data' && req.method === 'POST' && multipart.has(req.path)) return next();
+    if (type === FORM_TYPE && req.method === 'POST' && urlencoded(req.path)) return next();
+    next(new DomainError('invalid_request', `A body sent as "${type || 'no Content-Type'}" is not accepted here; send application/json.`));
+  };
+  const sharedJson = express.json({ limit: JSON_BODY_LIMIT, type: JSON_TYPES, strict: true });
+  const pathJson = new Map([...jsonLimits].map(([path, l]) => [path, express.json({ limit: l.limit, type: JSON_TYPES, strict: true })]));
+  const parseJson: RequestHandler = (req, res, next) => ((req.method === 'POST' && pathJson.get(req.path)) || sharedJson)(req, res, next);
+  // Only reached on urlencodedPaths: checkType refuses form bodies everywhere else.
+  const parseForm = express.urlencoded({ limit: FORM_BODY_LIMIT, type: FORM_TYPE, extended: false, parameterLimit: 60 });
+  const onError: ErrorRequestHandler = (err, req, res, next) => {
+    if (err instanceof DomainError) return renderError(req, res, err);
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') {
+      const own = mediaType(req) === FORM_TYPE ? undefined : ownLimit(req);
+      if (own) return renderError(req, res, own.tooLarge);
+      const what = mediaType(req) === FORM_TYPE ? `form body is larger than ${FORM_BODY_LIMIT}` : `JSON body is larger than ${JSON_BODY_LIMIT}`;
+      // SCIM: 413, which RFC 7644 §3.12 names for a payload over the limit ("tooLarge" is no keyword of it).
+      return renderError(req, res, { code: 'invalid_request', message: `The ${what}.`, scimStatus: 413 });
+    }
+    if (type === 'parameters.too.many') {
+      return renderError(req, res, { code: 'invalid_request', message: 'The form has too many fields.' });
+    }
+    if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.aborted') {
+      return renderError(req, res, { code: 'invalid_request', message: 'The body is not valid JSON.', scimType: 'invalidSyntax' });
+    }
+    // Anything else the parsers blame on the request (a Content-Encoding that does not
+    // decompress, a body shorter than its Content-Length…) is the caller's, not a 500.
+    const { status, statusCode } = err as { status?: number; statusCode?: number };
+    const blamed = status ?? statusCode;
+    if (typeof blamed === 'number' && blamed >= 400 && blamed < 500) {
+      return renderError(req, res, {
+        code: 'invalid_request',
+        message: 'The body could not be read (check Content-Encoding and Content-Length).',
+        scimType: 'invalidSyntax',
+      });
+    }
+    next(err);
+  };
+  // What parsing accepts but nothing should take (see bodyProblem): NUL characters, arrays over
+  // 1000 values, nesting deep enough to overflow a recursive validator, and object-property names.
+  const checkParsed: RequestHandler = (req, res, next) => {
+    const problem = req.body === undefined ? null : bodyProblem(req.body, isScimPath(req));
+    if (problem) return renderError(req, res, problem);
+    next();
+  };
+  const parse = composeMiddleware(checkType, parseJson, parseForm, checkParsed, onError);
+  return (req, res, next) => {
+    if (hasBody(req)) return parse(req, res, next);
+    // Nothing to read, but a request never read is still open to Node when the answer finishes: it
+    // then dumps it and waits for its 'end' with a listener of its own (clearIncoming). Reading its
+    // empty body now ends it before that.
+    req.resume();
+    next();
+  };
+}
