@@ -1,44 +1,53 @@
 // ESLint 9 flat config: typescript-eslint's recommended rules (syntactic, no type information: the
-// type checker already runs in `npm run typecheck`), no import cycles, and the library arrows of the
-// README's architecture section. A wrong arrow fails `npm run lint`, which CI runs (.ci/run).
+// type checker already runs in `npm run typecheck`), no import cycles, and the layout's arrows
+// (docs/architecture.md): a wrong arrow fails `npm run lint`, which CI runs (.ci/run).
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
+import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 
 const { 'import-x/resolver': _legacyResolver, ...importXTypeScript } = importX.flatConfigs.typescript.settings;
 
-/** The HTTP edge's libraries (used by apps/api only). */
-const EDGE = ['auth', 'http', 'idempotency'];
-/** The infrastructure below them, used by the domain and the edge alike. */
-const BASE = ['config', 'database', 'events', 'logging', 'metrics', 'queue', 'redis', 'telemetry'];
-/** Infrastructure libraries: they may use the kernel and each other (no cycles), never the domain or an app. */
-const INFRA = [...EDGE, ...BASE];
-const lib = (name) => `./libs/${name}`;
+const dirs = (group) =>
+  readdirSync(`${import.meta.dirname}/libs/${group}`, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
+/** The kernel's pieces (config, database, redis, …), the web kit's (http, auth, idempotency, console, openapi) and the features. */
+const KERNEL = dirs('kernel');
+const WEB = dirs('web');
+const FEATURES = dirs('features');
+const others = (list, name) => list.filter((n) => n !== name);
+const UNITS = [...KERNEL.map((n) => `kernel/${n}`), ...WEB.map((n) => `web/${n}`), ...FEATURES.map((n) => `features/${n}`)];
+/** Every folder outside `unit` that may hold an import: the apps, the tests and every other unit. */
+const outside = (unit) => ['./apps', './test', ...others(UNITS, unit).map((u) => `./libs/${u}`)];
 
 /**
- * The arrows, as import-x/no-restricted-paths zones: `target` may not import `from`. Zones work on
- * resolved file paths, so they catch an `@app/…` alias and a relative `../../domain/src/…` alike
- * (no-restricted-imports only sees the string as written).
+ * The arrows, as import-x/no-restricted-paths zones: `target` may not import `from` (but may the
+ * `except` paths, relative to `from`). Zones work on resolved file paths, so they catch an alias
+ * (`@features/webhooks`) and a relative `../../features/webhooks/webhook-url` alike.
  */
 const zones = [
-  // apps → domain → core/infrastructure; nothing imports an app, and apps do not import each other.
+  // Nothing imports an app, and apps do not import each other.
   { target: './libs', from: './apps', message: 'Libraries never import an app.' },
   { target: './apps/api', from: ['./apps/worker', './apps/admin'], message: 'Apps do not import each other.' },
   { target: './apps/worker', from: ['./apps/api', './apps/admin'], message: 'Apps do not import each other.' },
   { target: './apps/admin', from: ['./apps/api', './apps/worker'], message: 'Apps do not import each other.' },
-  // The kernel depends on no other library.
-  { target: lib('core'), from: './libs', except: ['./core'], message: 'libs/core is the kernel: it imports no other library.' },
-  // Infrastructure never loads the domain (the TypeORM CLI's data source is the one leaf that may).
-  ...INFRA.map((name) => ({
-    target: lib(name),
-    from: lib('domain'),
-    message: 'Infrastructure libraries use @app/core, never the domain (see README, Architecture).',
+  // The kernel knows neither the web kit nor a feature; the web kit knows no feature.
+  { target: './libs/kernel', from: ['./libs/web', './libs/features'], message: 'The kernel imports only the kernel.' },
+  { target: './libs/web', from: './libs/features', message: 'The web kit imports the kernel and itself, never a feature.' },
+  // A piece of the kernel or the web kit is entered by its index.ts from anywhere outside it.
+  // Every unit (a piece of the kernel or the web kit, a feature) is entered by its index.ts from outside it.
+  ...UNITS.map((unit) => ({
+    target: outside(unit),
+    from: `./libs/${unit}`,
+    except: ['./index.ts'],
+    message: `Use @${unit} (its index.ts), not a file inside it.`,
   })),
-  // Neither the domain nor the infrastructure below the edge knows HTTP: no guards, interceptors, filters or HTTP helpers.
-  { target: [lib('domain'), ...BASE.map(lib)], from: EDGE.map(lib), message: 'Only apps/api and the edge libraries (auth, http, idempotency) know HTTP.' },
+  // The list of every feature's entities is for the apps' data sources, not for a feature.
+  { target: './libs/features/*/**', from: './libs/features/entities.ts', message: 'Only the apps (and the TypeORM CLI) read the entity list.' },
   // The worker and the admin CLI serve no HTTP API.
-  { target: ['./apps/worker', './apps/admin'], from: [lib('http'), lib('auth')], message: 'Only the api serves HTTP.' },
+  { target: ['./apps/worker', './apps/admin'], from: ['./libs/web/http', './libs/web/auth', './libs/web/openapi'], message: 'Only the api serves HTTP.' },
 ];
 
 export default tseslint.config(
@@ -66,6 +75,16 @@ export default tseslint.config(
     },
   },
   {
+    // A feature's model/ holds its pure rules: no framework, no database, so its specs need neither.
+    files: ['libs/features/*/model/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@nestjs/*', 'typeorm', 'typeorm/*'], message: 'model/ holds pure rules: no Nest, no TypeORM.' }] },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', '**/*.spec.ts'],
     rules: {
       // Specs read JSON bodies of every shape; typing each one would add noise, not safety.
@@ -73,10 +92,5 @@ export default tseslint.config(
       // Specs load the plain-JS helpers of scripts/ (no types, run before any build) with require().
       '@typescript-eslint/no-require-imports': 'off',
     },
-  },
-  {
-    // The TypeORM CLI's data source (a leaf no app loads) is where the entity list meets the database library.
-    files: ['libs/database/src/data-source.ts'],
-    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: zones.filter((z) => z.target !== lib('database')) }] },
   },
 );

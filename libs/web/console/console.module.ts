@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CoreModule } from '@kernel/core';
+import { MailModule } from '@kernel/mail';
 import { RedisModule } from '@kernel/redis';
 import { ConsoleAssetsController } from './assets.controller';
 import { ConsoleAccessModule } from './console-access.service';
@@ -21,7 +22,7 @@ const KIT = [ConsoleViews, ConsoleSecret, ConsoleGuard, ConsoleExceptionFilter, 
  * the kit it exports, through the same services as the REST API and the CLI.
  */
 @Module({
-  imports: [CoreModule, RedisModule, ConsoleAccessModule],
+  imports: [CoreModule, RedisModule, MailModule, ConsoleAccessModule],
   controllers: [ConsoleAssetsController, SignInController, RevealController],
   providers: [...KIT, SignInThrottle],
   exports: [...KIT, ConsoleAccessModule],
