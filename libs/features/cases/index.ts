@@ -1,5 +1,5 @@
-export * from './cases.module';
 export * from './case.entity';
+export * from './cases.module';
 export * from './cases.service';
 export * from './cli/case.command';
 export * from './http/cases-http.module';

@@ -4,11 +4,11 @@ import { Outbox } from '@kernel/events';
 import { currentTraceContext } from '@kernel/telemetry';
 import { randomUUID } from 'node:crypto';
 import { MicroBatch, TransactionHost } from '@kernel/core';
-import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
+import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './model/documents.options';
 import { TranslationEngine, TranslationEngineError } from './engines/translation-engine';
-import { DocumentContentError, DocumentFormat } from './formats/document-format';
-import { FORMAT_HANDLERS } from './formats/format-handlers';
-import { translateUnits } from './segmentation';
+import { DocumentContentError, DocumentFormat } from './model/formats/document-format';
+import { FORMAT_HANDLERS } from './model/formats/format-handlers';
+import { translateUnits } from './model/segmentation';
 import { TranslationQueue } from './translation-queue';
 
 export type TranslationOutcome = 'translated' | 'failed' | 'skipped';

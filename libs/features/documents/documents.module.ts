@@ -6,7 +6,7 @@ import { EventsModule } from '@kernel/events';
 import { QueuesModule } from '@kernel/queue';
 import { DocumentIntakeService } from './document-intake.service';
 import { DocumentTranslatorService } from './document-translator.service';
-import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
+import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './model/documents.options';
 import { DocumentsService } from './documents.service';
 import { createTranslationEngine } from './engines/engine.factory';
 import { TranslationEngine } from './engines/translation-engine';

@@ -4,14 +4,14 @@ import { AppConfig } from '@kernel/config';
 import type { PoolClient } from 'pg';
 import { EntityManager } from 'typeorm';
 import { isId, notFound, TransactionHost, validationFailed } from '@kernel/core';
-import { DocumentFile, documentFileFromBuffer } from './document-file';
-import { DOCUMENT_COLUMNS, DocumentRecord, DocumentRow, toDocumentRecord } from './document.record';
-import { fileTooLarge, fileTypeNotSupported, textTooLong } from './documents.errors';
+import { DocumentFile, documentFileFromBuffer } from './model/document-file';
+import { DOCUMENT_COLUMNS, DocumentRecord, DocumentRow, toDocumentRecord } from './model/document.record';
+import { fileTooLarge, fileTypeNotSupported, textTooLong } from './model/documents.errors';
 import { TranslationEngine } from './engines/translation-engine';
-import { DocumentFormat, MEDIA_TYPES } from './formats/document-format';
-import { checkLanguage } from './languages';
+import { DocumentFormat, MEDIA_TYPES } from './model/formats/document-format';
+import { checkLanguage } from './model/languages';
 import { copyOriginalChunks } from './original-copy';
-import { sniffFormat } from './sniff';
+import { sniffFormat } from './model/sniff';
 
 /** Formats text sent as JSON may declare (DOCX is a file). */
 export const TEXT_INPUT_FORMATS = ['text', 'markdown', 'html'] as const;

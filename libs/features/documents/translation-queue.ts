@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import { QUEUES, TRANSLATION_JOBS, TranslationJob, translationJobOptions } from '@kernel/queue';
 import { Queue } from 'bullmq';
-import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './documents.options';
+import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './model/documents.options';
 
 /** The translations queue's one producer: puts documents on it, with the documents' retry policy (names and options: libs/queue). */
 @Injectable()

@@ -4,7 +4,7 @@ import { DomainError, isId, notFound, TransactionHost, validationFailed } from '
 import { PeopleManagersService } from './people-managers.service';
 import { PermissionsService } from './permissions.service';
 import { GroupEntity } from './group.entity';
-import { codeNotRemovable, groupHoldsCases, groupNameTaken, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, pgCode } from './groups.errors';
+import { codeNotRemovable, groupHoldsCases, groupNameTaken, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, pgCode } from './model/groups.errors';
 
 export type GroupCreateInput = { name: string; permissions?: string[] };
 /** Fields left undefined are kept; `permissions`, when given, replace the list. */

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DomainError, TransactionHost } from '@kernel/core';
 import { PermissionEntity } from './permission.entity';
 
-
 /**
  * The permission catalogue and the rules for changing a group's codes through the API:
  * an unknown code answers 422 unknown_permission; adding or removing a code that is not

@@ -1,4 +1,3 @@
-export * from './people.module';
 export * from './accounts';
 export * from './cli/invitation.command';
 export * from './cli/person.command';
@@ -8,5 +7,6 @@ export * from './http/people-http.module';
 export * from './invitation.entity';
 export * from './invitations.service';
 export * from './people-adder';
+export * from './people.module';
 export * from './people.service';
 export * from './person.entity';

@@ -5,9 +5,9 @@ import { EntityManager } from 'typeorm';
 import { Clock, CursorCodec, DomainError, isId, notFound, Page, PageRequest, paginate, TransactionHost, validationFailed } from '@kernel/core';
 import { OrganisationEntity } from '@features/organisations';
 import { findAccount, joinOrganisation } from './accounts';
-import { InvitationClosedError } from './invitation.errors';
+import { InvitationClosedError } from './model/invitation.errors';
 import { InvitationEntity, InvitationSource } from './invitation.entity';
-import { hashInvitationToken, INVITATION_TOKEN_FORMAT, newInvitationToken } from './invitation-token';
+import { hashInvitationToken, INVITATION_TOKEN_FORMAT, newInvitationToken } from './model/invitation-token';
 import { PersonEntity } from './person.entity';
 
 /** An invitation by its emailed token (the accept page) or by id (the operator's CLI). */

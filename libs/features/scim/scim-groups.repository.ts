@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import type { GroupCondition } from './scim-filter';
-import { ScimGroupRow, ScimMemberRow } from './scim-group-model';
+import type { GroupCondition } from './model/scim-filter';
+import { ScimGroupRow, ScimMemberRow } from './model/scim-group-model';
 import { isId } from '@kernel/core';
 
 function where(organisationId: string, conditions: GroupCondition[]): { sql: string; params: unknown[] } {

@@ -5,14 +5,14 @@ import { DomainError, notFound, TransactionHost } from '@kernel/core';
 import { GroupNameTakenError, PG_UNIQUE_VIOLATION, pgCode } from '@features/groups';
 import { PeopleManagersService } from '@features/groups';
 import { GroupsService } from '@features/groups';
-import { ScimCaller, ScimList, ScimPage } from './scim-caller';
-import { uniqueness } from './scim-error';
-import { parseGroupFilter } from './scim-filter';
-import { GroupFields, groupFields, groupState, presentGroup, ScimGroupRow, ScimMemberRow } from './scim-group-model';
+import { ScimCaller, ScimList, ScimPage } from './model/scim-caller';
+import { uniqueness } from './model/scim-error';
+import { parseGroupFilter } from './model/scim-filter';
+import { GroupFields, groupFields, groupState, presentGroup, ScimGroupRow, ScimMemberRow } from './model/scim-group-model';
 import { ScimGroupsRepository } from './scim-groups.repository';
 import { ScimMembership } from './scim-membership';
-import { applyScimPatch, ScimJson, readScimResource } from './scim-patch';
-import { GROUP_RESOURCE } from './scim-schemas';
+import { applyScimPatch, ScimJson, readScimResource } from './model/scim-patch';
+import { GROUP_RESOURCE } from './model/scim-schemas';
 
 const nameTaken = (name: string) =>
   uniqueness(`displayName: "${name}" is already the name of a group in this organisation (names are compared ignoring case).`);

@@ -4,10 +4,10 @@ import { DomainError } from '@kernel/core';
 import { assignableGroup } from '@features/people';
 import { PeopleManagersService } from '@features/groups';
 import { PermissionsService } from '@features/groups';
-import { ScimCaller } from './scim-caller';
-import { invalidValue } from './scim-error';
+import { ScimCaller } from './model/scim-caller';
+import { invalidValue } from './model/scim-error';
 import { ScimGroupsRepository } from './scim-groups.repository';
-import { ScimUserRow } from './scim-user-model';
+import { ScimUserRow } from './model/scim-user-model';
 import { ScimUsersRepository } from './scim-users.repository';
 
 const split = (rows: ScimUserRow[]) => ({

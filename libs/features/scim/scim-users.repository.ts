@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import type { UserCondition } from './scim-filter';
-import { emailKeys, ScimUserRow, UserFields } from './scim-user-model';
-import type { ScimAttributes } from './scim-user-extras';
+import type { UserCondition } from './model/scim-filter';
+import { emailKeys, ScimUserRow, UserFields } from './model/scim-user-model';
+import type { ScimAttributes } from './model/scim-user-extras';
 import { isId } from '@kernel/core';
 import { PreparedStatements } from '@kernel/database';
 

@@ -7,12 +7,23 @@ import { InvitationsService } from '@features/people';
 import { lockAddress } from '@features/people';
 import { PeopleAdder } from '@features/people';
 import { PeopleService, PersonChange } from '@features/people';
-import { ScimCaller, ScimList, ScimPage } from './scim-caller';
-import { invalidValue, mutability, uniqueness } from './scim-error';
-import { parseUserFilter } from './scim-filter';
-import { applyScimPatch, ScimJson, readScimResource } from './scim-patch';
-import { USER_RESOURCE } from './scim-schemas';
-import { activeOf, isMember, platformName, platformNameOf, presentUser, ScimUserRow, titleOf, UserFields, userFields, userState } from './scim-user-model';
+import { ScimCaller, ScimList, ScimPage } from './model/scim-caller';
+import { invalidValue, mutability, uniqueness } from './model/scim-error';
+import { parseUserFilter } from './model/scim-filter';
+import { applyScimPatch, ScimJson, readScimResource } from './model/scim-patch';
+import { USER_RESOURCE } from './model/scim-schemas';
+import {
+  activeOf,
+  isMember,
+  platformName,
+  platformNameOf,
+  presentUser,
+  ScimUserRow,
+  titleOf,
+  UserFields,
+  userFields,
+  userState,
+} from './model/scim-user-model';
 import { ScimUsersRepository } from './scim-users.repository';
 
 /**

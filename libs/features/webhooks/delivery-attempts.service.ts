@@ -1,13 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { EVENT_SCOPES, EventName } from '@kernel/events';
 import { PreparedStatements } from '@kernel/database';
 import { Metrics, METRICS } from '@kernel/metrics';
 import type { Counter, Histogram } from 'prom-client';
 import { Clock, isConnectionError, MicroBatch, TransactionHost } from '@kernel/core';
-import { CURRENT_POLICY_VERSION_SQL, policyAccepted } from '@kernel/core';
-import { retryDelayMs } from './retry-timetable';
-import { GIVE_UP_REASONS, GiveUpReason } from './webhook-delivery.entity';
+import { CURRENT_POLICY_VERSION_SQL } from '@kernel/core';
+import { retryDelayMs } from './model/retry-timetable';
+import { AttemptContext, deliveryBody, GiveUpReason, giveUpReason } from './model/give-up';
 import { SendResult, WebhookSender } from './webhook-sender';
 
 /** A job may wake this much before its delivery's time (timer granularity) and still attempt. */
@@ -41,28 +40,6 @@ export type AttemptOutcome =
   | { kind: 'delivered'; result: SendResult; number: number }
   /** `retryInMs` null: no further attempt (the eighth failed, or it was a test). */
   | { kind: 'failed'; result: SendResult; number: number; retryInMs: number | null };
-
-export interface AttemptContext {
-  id: string;
-  event: string;
-  occurred_at: Date;
-  data: Record<string, string>;
-  is_test: boolean;
-  state: string;
-  series: number;
-  attempts: number;
-  next_attempt_at: Date | null;
-  webhook_id: string;
-  url: string;
-  secret: string;
-  webhook_deleted_at: Date | null;
-  switched_off_at: Date | null;
-  connection_revoked_at: Date | null;
-  scopes: string[];
-  module_enabled: boolean;
-  accepted_policy_version: number | null;
-  policy_version: number;
-}
 
 /**
  * Lets an attempt through to its webhook, or not (the worker's per-webhook cap on attempts in
@@ -130,23 +107,6 @@ const FINISH = `
 const GIVE_UP = `
   UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = $4, next_attempt_at = NULL, finished_at = $5, updated_at = $5
    WHERE id = $1 AND series = $2 AND attempts = $3 AND state IN ('queued', 'waiting')`;
-
-/** The checks made before every attempt, in the order their reasons are recorded. */
-export function giveUpReason(c: AttemptContext): GiveUpReason | null {
-  if (c.webhook_deleted_at) return GIVE_UP_REASONS.webhookRemoved;
-  // A switched-off webhook can still be tested.
-  if (c.switched_off_at && !c.is_test) return GIVE_UP_REASONS.webhookSwitchedOff;
-  if (c.connection_revoked_at) return GIVE_UP_REASONS.connectionRevoked;
-  if (!c.module_enabled) return GIVE_UP_REASONS.moduleOff;
-  if (!policyAccepted(c.accepted_policy_version, c.policy_version)) return GIVE_UP_REASONS.policyWithdrawn;
-  if (!c.scopes.includes(EVENT_SCOPES[c.event as EventName])) return GIVE_UP_REASONS.scopeMissing;
-  return null;
-}
-
-/** The body a receiver gets: ids and the event only. Its bytes are what the signature covers. */
-export function deliveryBody(d: { id: string; event: string; occurred_at: Date; data: Record<string, string> }): string {
-  return JSON.stringify({ id: d.id, event: d.event, occurred_at: new Date(d.occurred_at).toISOString(), data: d.data });
-}
 
 interface Finished {
   d: AttemptContext;

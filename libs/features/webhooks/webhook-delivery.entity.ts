@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { GiveUpReason } from './model/give-up';
 
 /**
  * queued: waiting for the first attempt of its series; waiting: for a retry; delivered: a 2xx;
@@ -6,18 +7,6 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  * before an attempt, with the reason.
  */
 export type DeliveryState = 'queued' | 'waiting' | 'delivered' | 'failed' | 'given_up';
-
-/** Why a delivery was given up before an attempt. */
-export const GIVE_UP_REASONS = {
-  connectionRevoked: 'connection_revoked',
-  webhookRemoved: 'webhook_removed',
-  webhookSwitchedOff: 'webhook_switched_off',
-  moduleOff: 'integrations_module_off',
-  policyWithdrawn: 'integrations_policy_withdrawn',
-  scopeMissing: 'connection_lacks_scope',
-} as const;
-
-export type GiveUpReason = (typeof GIVE_UP_REASONS)[keyof typeof GIVE_UP_REASONS];
 
 /** One event for one webhook; `id` is the body's id, constant across attempts and resends. */
 @Entity({ name: 'webhook_deliveries' })

@@ -1,6 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity';
-import { DeliveryState, GiveUpReason, WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { GiveUpReason } from './model/give-up';
+import { DeliveryState, WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookEntity } from './webhook.entity';
 
 /** Raw rows (snake_case, as Postgres answers) → entities. Hot paths use SQL, not repositories. */

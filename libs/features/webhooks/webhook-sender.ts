@@ -4,9 +4,9 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { AddressPolicy, NOT_PUBLIC } from './address-policy';
 import { HostResolver, ResolvedAddress } from './host-resolver';
-import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
+import { SIGNATURE_HEADER, signatureHeader } from './model/webhook-signature';
 import { WebhookTls } from './webhook-tls';
-import { parseWebhookUrl } from './webhook-url';
+import { parseWebhookUrl } from './model/webhook-url';
 
 /** The contract's limit for the whole answer (status line, headers and body). */
 export const ANSWER_TIMEOUT_MS = 10_000;

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock, INTEGRATIONS_MANAGE, ORGANISATION_OWN, TransactionHost } from '@kernel/core';
 import { Mailer, MailMessage } from '@kernel/mail';
-import { GIVE_UP_REASONS } from './webhook-delivery.entity';
+import { GIVE_UP_REASONS } from './model/give-up';
 import { giveUpPending } from './webhook-rows';
 
 /** A webhook failing this long without a success in between is switched off. */

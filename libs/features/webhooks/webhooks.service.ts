@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { Clock, CursorCodec, isId, notFound, Page, PageRequest, paginateRows, TransactionHost, validationFailed } from '@kernel/core';
 import { AddressPolicy, NOT_PUBLIC } from './address-policy';
 import { HostResolver } from './host-resolver';
-import { GIVE_UP_REASONS } from './webhook-delivery.entity';
+import { GIVE_UP_REASONS } from './model/give-up';
 import { giveUpPending, toWebhook, WEBHOOK_COLUMNS } from './webhook-rows';
-import { parseWebhookUrl } from './webhook-url';
+import { parseWebhookUrl } from './model/webhook-url';
 import { WebhookEntity } from './webhook.entity';
 import { ConnectionEntity } from '@features/connections';
 

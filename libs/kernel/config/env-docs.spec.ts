@@ -14,9 +14,9 @@ const settings = [
   ),
 ];
 
-/** The names in the first column of the README's settings table (under "## Configuration"). */
+/** The names in the first column of the settings table of docs/operations/configuration.md (under "## Configuration"). */
 function readmeTable(): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs/operations/configuration.md'), 'utf8');
   const section = readme.split(/^## /m).find((s) => s.startsWith('Configuration')) ?? '';
   return [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]);
 }
@@ -26,7 +26,7 @@ describe('every setting is documented (so a new one cannot be forgotten)', () =>
     expect(settings).toEqual(expect.arrayContaining(['PORT', 'REDIS_PREFIX', 'TLS_CERT_FILE', 'WEBHOOK_RETRY_SCALE']));
   });
 
-  it("each has a row in the README's settings table, and the table names nothing else", () => {
+  it('each has a row in the settings table of docs/operations/configuration.md, and the table names nothing else', () => {
     const rows = readmeTable();
     expect(settings.filter((name) => !rows.includes(name))).toEqual([]);
     expect(rows.filter((name) => !settings.includes(name))).toEqual([]);

@@ -23,7 +23,6 @@ export const SCHEDULES: readonly Schedule[] = [
   { queue: QUEUES.translations, job: TRANSLATION_JOBS.requeueStale, every: MINUTE_MS },
 ];
 
-
 /**
  * Upserts the schedules (all of them, or with `onlyMissing` those Redis does not know), by fixed
  * id: idempotent, so any number of workers may run it at any time and there is one schedule per

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { baseLanguage, LANGUAGES } from '../languages';
+import { baseLanguage, LANGUAGES } from '../model/languages';
 import { callEngine } from './engine-http';
 import { EngineLimits, expectTranslations, LanguagePair, TranslationEngine, TranslationEngineError } from './translation-engine';
 

@@ -1,4 +1,4 @@
-import { baseLanguage } from '../languages';
+import { baseLanguage } from '../model/languages';
 import { callEngine } from './engine-http';
 import { EngineLimits, expectTranslations, LanguagePair, TranslationEngine, TranslationEngineError } from './translation-engine';
 

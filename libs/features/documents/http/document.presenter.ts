@@ -1,5 +1,5 @@
-import { type DocumentRecord } from '../document.record';
-import { isTextFormat } from '../formats/document-format';
+import { type DocumentRecord } from '../model/document.record';
+import { isTextFormat } from '../model/formats/document-format';
 import type { DocumentDto } from './dto/document.dto';
 
 /** A document as the wire shows it; the translation inline once done (text as text, .docx as base64). */

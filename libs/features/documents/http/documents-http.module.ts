@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { IdempotencyModule } from '@web/idempotency';
 import { DocumentsModule } from '../documents.module';
-import { DocumentsOptions } from '../documents.options';
+import { DocumentsOptions } from '../model/documents.options';
 import { DocumentsController } from './documents.controller';
 import { MultipartUploadGuard } from './multipart-upload.guard';
 

@@ -1,6 +1,6 @@
 import { DomainError, validationFailed } from '@kernel/core';
-import { DocumentFile, DocumentFileFacts, DocumentFileProbe } from '../document-file';
-import { fileTooLarge } from '../documents.errors';
+import { DocumentFile, DocumentFileFacts, DocumentFileProbe } from '../model/document-file';
+import { fileTooLarge } from '../model/documents.errors';
 import { randomBytes } from 'node:crypto';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DocumentsModule } from '../documents.module';
-import { DocumentsOptions } from '../documents.options';
+import { DocumentsOptions } from '../model/documents.options';
 import { MetricsModule } from '@kernel/metrics';
 import { DocumentIntakeLoop } from './document-intake.loop';
 import { TranslationProcessor } from './translation.processor';

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@web/auth';
 import { AppConfig } from '@kernel/config';
 import { DomainError } from '@kernel/core';
-import { InvitationClosedError } from '../invitation.errors';
+import { InvitationClosedError } from '../model/invitation.errors';
 import { InvitationsService } from '../invitations.service';
 import { STATUS_BY_CODE } from '@web/http';
 import type { Response } from 'express';

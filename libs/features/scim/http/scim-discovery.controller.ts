@@ -3,9 +3,9 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { AppConfig } from '@kernel/config';
 import { notFound } from '@kernel/core';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
-import { SCIM_URN } from '../scim-schemas';
-import { ScimJson } from '../scim-patch';
-import { scimResourceTypes, scimSchemas, scimServiceProviderConfig } from '../scim-discovery';
+import { SCIM_URN } from '../model/scim-schemas';
+import { ScimJson } from '../model/scim-patch';
+import { scimResourceTypes, scimSchemas, scimServiceProviderConfig } from '../model/scim-discovery';
 
 const list = (items: ScimJson[]): ScimJson => ({
   schemas: [SCIM_URN.listResponse],

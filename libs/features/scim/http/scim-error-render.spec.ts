@@ -1,6 +1,6 @@
 // The SCIM edge: the domain's ScimError through the one exception filter and error table of libs/http.
 import { DomainError } from '@kernel/core';
-import { ScimError, ScimType } from '../scim-error';
+import { ScimError, ScimType } from '../model/scim-error';
 import type { Request, Response } from 'express';
 import { ApiExceptionFilter, renderError } from '@web/http';
 

@@ -4,10 +4,10 @@ import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
 import { DigitsIdPipe } from '@web/http';
 import type { Response } from 'express';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
-import { GROUP_RESOURCE } from '../scim-schemas';
-import { projectionIncludes, projectResource } from '../scim-projection';
+import { GROUP_RESOURCE } from '../model/scim-schemas';
+import { projectionIncludes, projectResource } from '../model/scim-projection';
 import { ScimGroupsService } from '../scim-groups.service';
-import { ScimJson } from '../scim-patch';
+import { ScimJson } from '../model/scim-patch';
 import { listResponse, readListQuery, readProjection } from './scim-query';
 
 type QueryParams = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { DomainError } from '@kernel/core';
-import { ScimError } from '../scim-error';
+import { ScimError } from '../model/scim-error';
 import { listResponse, readListQuery, SCIM_MAX_START_INDEX } from './scim-query';
 
 describe('readListQuery', () => {

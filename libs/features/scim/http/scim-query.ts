@@ -1,9 +1,9 @@
 import { DomainError } from '@kernel/core';
-import { attributeList, Projection } from '../scim-projection';
-import { invalidFilter } from '../scim-error';
-import { ScimJson } from '../scim-patch';
-import { SCIM_DEFAULT_COUNT, SCIM_MAX_RESULTS, ScimList, ScimPage } from '../scim-caller';
-import { SCIM_URN } from '../scim-schemas';
+import { attributeList, Projection } from '../model/scim-projection';
+import { invalidFilter } from '../model/scim-error';
+import { ScimJson } from '../model/scim-patch';
+import { SCIM_DEFAULT_COUNT, SCIM_MAX_RESULTS, ScimList, ScimPage } from '../model/scim-caller';
+import { SCIM_URN } from '../model/scim-schemas';
 
 export interface ScimListQuery {
   filter?: string;

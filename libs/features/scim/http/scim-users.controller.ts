@@ -4,10 +4,10 @@ import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
 import { DigitsIdPipe } from '@web/http';
 import type { Response } from 'express';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
-import { ScimJson } from '../scim-patch';
-import { projectResource } from '../scim-projection';
+import { ScimJson } from '../model/scim-patch';
+import { projectResource } from '../model/scim-projection';
 import { ScimUsersService } from '../scim-users.service';
-import { USER_RESOURCE } from '../scim-schemas';
+import { USER_RESOURCE } from '../model/scim-schemas';
 import { listResponse, readListQuery, readProjection } from './scim-query';
 
 type QueryParams = Record<string, unknown>;

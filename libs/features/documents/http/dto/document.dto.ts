@@ -1,6 +1,6 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { DOCUMENT_FORMATS, type DocumentFormat } from '../../formats/document-format';
-import { DOCUMENT_STATES, type DocumentState } from '../../document.record';
+import { DOCUMENT_FORMATS, type DocumentFormat } from '../../model/formats/document-format';
+import { DOCUMENT_STATES, type DocumentState } from '../../model/document.record';
 import { ID_SCHEMA_PATTERN } from '@web/http';
 
 /** The translation of a document, inline, in the format of the original. */

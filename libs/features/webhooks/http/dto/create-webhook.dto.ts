@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { WEBHOOK_URL_MAX_LENGTH, WEBHOOK_URL_PATTERN } from '../../webhook-url';
+import { WEBHOOK_URL_MAX_LENGTH, WEBHOOK_URL_PATTERN } from '../../model/webhook-url';
 import { EVENT_SCOPES, SUBSCRIBABLE_EVENTS } from '@kernel/events';
 import { ArrayMaxSize, IsArray, IsString, MaxLength } from 'class-validator';
 

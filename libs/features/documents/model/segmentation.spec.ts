@@ -1,4 +1,4 @@
-import { EngineLimits, LanguagePair, TranslationEngine } from './engines/translation-engine';
+import { EngineLimits, LanguagePair, TranslationEngine } from '../engines/translation-engine';
 import { batches, splitSegments, translateUnits } from './segmentation';
 
 /** Records what it is asked and answers upper case: enough to follow segments through. */

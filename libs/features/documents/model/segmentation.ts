@@ -1,4 +1,4 @@
-import { LanguagePair, TranslationEngine } from './engines/translation-engine';
+import { LanguagePair, TranslationEngine } from '../engines/translation-engine';
 
 const HAS_WORDS = /[\p{L}]/u;
 const EDGES = /^(\s*)([\s\S]*?)(\s*)$/;

@@ -1,4 +1,4 @@
-import { AttemptContext, giveUpReason } from './delivery-attempts.service';
+import { AttemptContext, giveUpReason } from './give-up';
 
 /** A delivery every check lets through: nothing to give up. */
 const due = (over: Partial<AttemptContext> = {}): AttemptContext => ({

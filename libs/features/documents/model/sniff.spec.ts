@@ -1,5 +1,5 @@
 import JSZip from 'jszip';
-import { buildDocx } from '../../../test/support/docx-fixture';
+import { buildDocx } from '../../../../test/support/docx-fixture';
 import { sniffFormat } from './sniff';
 
 const text = (s: string) => Buffer.from(s, 'utf8');

@@ -1,5 +1,5 @@
 import JSZip from 'jszip';
-import { buildDocx, DOCX_TEXT_PARTS, runTexts, withoutText } from '../../../../test/support/docx-fixture';
+import { buildDocx, DOCX_TEXT_PARTS, runTexts, withoutText } from '../../../../../test/support/docx-fixture';
 import { DocumentContentError } from './document-format';
 import { DocxFormat, readPart } from './docx.format';
 
