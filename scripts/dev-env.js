@@ -1,6 +1,6 @@
 'use strict';
 // What `npm run dev` reads, and from where. `.env` is loaded exactly as every process loads it
-// (libs/config/src/env-file.ts: Node's own parser, the real environment wins, never under
+// (libs/kernel/config/env-file.ts: Node's own parser, the real environment wins, never under
 // NODE_ENV=test); this twin is plain JS because dev runs before anything is built.
 const fs = require('node:fs');
 const path = require('node:path');

@@ -7,7 +7,7 @@ const path = require('node:path');
 
 const which = /apps[\\/](api|worker)[\\/]/.exec(process.argv[1] ?? '')?.[1];
 if (!which) throw new Error(`otel-memory-hook: not the api or the worker: ${process.argv[1]}`);
-const { startTracing } = require(path.join(__dirname, '../../dist/libs/telemetry/src'));
+const { startTracing } = require(path.join(__dirname, '../../dist/libs/kernel/telemetry'));
 
 let exporter;
 const tracing = startTracing(which, {
