@@ -91,3 +91,47 @@ describe('cursor', () => {
     refused(encodeCursor({ createdAt, id: '1' }, KEY));
   });
 });
+
+describe('cursor limits', () => {
+  const signed = (payload: Buffer) => Buffer.concat([createHmac('sha256', KEY).update('cursor.v1\n').update(payload).digest(), payload]).toString('base64url');
+
+  it('refuses, unread, a cursor over 200 characters even when signed with the key', () => {
+    const padded = Buffer.from(`["2026-01-01T00:00:00.000Z","1"]${' '.repeat(150)}`);
+    expect(JSON.parse(padded.toString())).toEqual(['2026-01-01T00:00:00.000Z', '1']);
+    const cursor = signed(padded);
+    expect(cursor.length).toBeGreaterThan(200);
+    refused(cursor);
+  });
+
+  it('takes a signed cursor of up to 200 characters', () => {
+    // 32 bytes of MAC + 118 of payload = 150 bytes = 200 base64url characters.
+    const payload = Buffer.from(`["2026-01-01T00:00:00.000Z","1"]${' '.repeat(118 - 32)}`);
+    const cursor = signed(payload);
+    expect(cursor).toHaveLength(200);
+    expect(decodeCursor(cursor, KEY)).toEqual({ createdAt: new Date('2026-01-01T00:00:00.000Z'), id: '1' });
+  });
+
+  it('refuses a signature with no position after it, and a cursor shorter than a signature', () => {
+    const mac = createHmac('sha256', KEY).update('cursor.v1\n').digest();
+    refused(mac.toString('base64url'));
+    refused(mac.subarray(0, 16).toString('base64url'));
+  });
+
+  it('refuses the characters of standard base64 and its padding', () => {
+    const c = encodeCursor({ createdAt: new Date('2026-01-01T00:00:00.000Z'), id: '5' }, KEY);
+    refused(Buffer.from(c, 'base64url').toString('base64'));
+    refused(`${c}=`);
+    refused(` ${c}`);
+  });
+
+  it('signs for cursors only: an HMAC of the position alone, with the same key, is refused', () => {
+    const payload = Buffer.from('["2026-01-01T00:00:00.000Z","1"]');
+    refused(Buffer.concat([createHmac('sha256', KEY).update(payload).digest(), payload]).toString('base64url'));
+  });
+
+  it('decodes the earliest and latest dates Postgres takes', () => {
+    for (const at of ['0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z']) {
+      expect(decodeCursor(encodeCursor({ createdAt: new Date(at), id: '1' }, KEY), KEY).createdAt.toISOString()).toBe(at);
+    }
+  });
+});
