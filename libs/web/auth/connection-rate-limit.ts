@@ -64,8 +64,8 @@ interface Batch {
  * starves REST calls). The calls that reach
  * the limit in one turn of the event loop take their tokens together: one EVALSHA per bucket per turn
  * (each call still gets its own answer, in arrival order, as if taken one by one), instead of one
- * per call, whose client-side cost (ioredis' command, reply and socket write) was the largest part of
- * what the api adds to a call beyond the framework (bench/README.md).
+ * per call, whose client-side cost (ioredis' command, reply and socket write) would otherwise be
+ * paid by every keyed call (`bench/me.bench.js` measures it).
  * Every answer to an admitted key carries `RateLimit-Policy` and `RateLimit`; an empty bucket answers
  * 429 `rate_limited` with `Retry-After` (in the schema of the interface that owns the path).
  *
