@@ -116,7 +116,7 @@ function banner({ demo, me, reused }, pg, redis, consoleLink) {
     env.TRANSLATION_ENGINE && env.TRANSLATION_ENGINE !== 'none'
       ? `   Translation   ${env.TRANSLATION_ENGINE} ${env.TRANSLATION_ENGINE_URL ?? ''}`
       : '   Translation   NONE configured: documents end `failed` with that reason (set TRANSLATION_ENGINE\n' +
-        '                 and TRANSLATION_ENGINE_URL, e.g. libretranslate http://localhost:5000; see README)',
+        '                 and TRANSLATION_ENGINE_URL, e.g. libretranslate http://localhost:5000; see docs/partners/documents.md)',
     ` Demo tenant ${reused ? '(reused from .data/demo.json)' : '(new, saved in .data/demo.json)'}`,
     `   organisation  ${demo.organisation_id}`,
     `   connection    ${demo.connection_id}  (all scopes)`,
@@ -135,7 +135,7 @@ function banner({ demo, me, reused }, pg, redis, consoleLink) {
           `   ${consoleLink.url}`,
           `   (works once, for 15 minutes; another: npm run admin -- console link --person ${consoleLink.person})`,
         ]
-      : [' Integrations section: this demo organisation was seeded before it had an integrations manager (see README)']),
+      : [' Integrations section: this demo organisation was seeded before it had an integrations manager (see docs/console.md)']),
     ` Ctrl-C (or SIGTERM / SIGHUP to npm or to dev, pid ${process.pid}) stops everything.`,
     line,
   ];

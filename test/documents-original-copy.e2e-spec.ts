@@ -7,7 +7,7 @@ import { openCase } from './support/documents-harness';
 
 /**
  * A large original goes to Postgres through `COPY document_original_chunks FROM STDIN (FORMAT binary)`
- * (issue 15: each chunk sent as read, never copied into a protocol message). What must hold: the bytes
+ * (each chunk sent as read, never copied into a protocol message). What must hold: the bytes
  * stored are the bytes sent, whatever the chunk boundaries; a chunk buffer refilled for the next one
  * is never sent half-overwritten; a failure on either side ends the COPY with the connection usable
  * for the rollback, and leaves no large object behind. Also run through PgBouncer (jest.config.js).

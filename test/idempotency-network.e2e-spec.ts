@@ -7,7 +7,7 @@ import { startReceiverApi } from './support/webhook-stand';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 /**
- * Issue 12, item 1: an Idempotency-Key call that does network I/O (the test call's POST, the
+ * An Idempotency-Key call that does network I/O (the test call's POST, the
  * creation's DNS) holds no pooled connection while it waits, so slow receivers cannot take the
  * whole pool from the replica's other calls.
  */

@@ -8,10 +8,9 @@ import { DataSource } from 'typeorm';
 import { dropDatabase, recreateDatabase, withDatabase } from './support/test-db';
 
 /**
- * Issue 12, item 7: `MIGRATIONS_RUN_ON_START` ran TypeORM's migrations without the advisory lock
- * the admin CLI's `migrate` takes (TypeORM has none), so two replicas starting together on a
- * fresh database raced (both tried to create the same tables). Start-up now goes through the
- * CLI's locked function.
+ * `MIGRATIONS_RUN_ON_START` goes through the admin CLI's locked migrate function: TypeORM's own
+ * runner takes no lock, so two replicas starting together on a fresh database would race (both
+ * trying to create the same tables).
  */
 describe('Start-up migrations take the migration lock', () => {
   const server = process.env.TEST_DATABASE_SERVER_URL!;

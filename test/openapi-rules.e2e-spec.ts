@@ -6,7 +6,7 @@ type Res = { status: number; body: any };
 type Json = Record<string, any>;
 
 /**
- * The served description states the rules the service enforces (issue 11, item 17): a request
+ * The served description states the rules the service enforces: a request
  * the schema refuses is refused by the api, and a value the schema accepts is not refused for
  * that field (business rules aside: an unknown group, a cursor this API did not issue).
  */

@@ -22,13 +22,13 @@ const ANSWER_DELAY_MS = 1500;
 const DOWN_MS = 3000;
 
 /**
- * Issue 11 item 10: Postgres restarted while deliveries are in flight. Their attempts were sent;
+ * Postgres restarted while deliveries are in flight. Their attempts were sent;
  * recording the outcome failed; the job failed and ran again (or was recovered ~a minute later),
  * and every one of them was sent twice. Now the outcome is recorded once Postgres is back, so
  * nothing is sent twice and nothing is lost. (Run under `flock /tmp/ia-443.lock`: the receiver
  * binds 127.0.0.1:443.)
  */
-describe('Webhooks: Postgres restarts while deliveries are in flight (issue 11 item 10)', () => {
+describe('Webhooks: Postgres restarts while deliveries are in flight', () => {
   let pg: PrivatePostgres;
   let receiver: WebhookReceiver;
   let api: TestApi;

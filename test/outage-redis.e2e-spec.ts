@@ -13,7 +13,7 @@ import { WebhookReceiver } from './support/webhook-receiver';
 const SLOW = 60_000;
 /** "At once" here is a functional guarantee, not a benchmark: well under the seconds the outage cost. */
 const QUICK_MS = 2000;
-/** Issue 11 item 8: accepting a document answers 202 fast even with Redis down. */
+/** Accepting a document answers 202 fast even with Redis down. */
 const ACCEPT_MS = 5000;
 /** ioredis waits longer between reconnects as an outage goes on (up to 2 s); by then a queued command waited seconds. */
 const LONG_OUTAGE_MS = 20_000;
@@ -21,11 +21,11 @@ const LONG_OUTAGE_MS = 20_000;
 type Res = { status: number; body: any; headers: Record<string, string> };
 
 /**
- * Issue 11 items 8 and 9: the api and a worker on a private Redis that the tests stop (SIGKILL,
+ * The api and a worker on a private Redis that the tests stop (SIGKILL,
  * as a crash or a lost container) and start again, empty. (Run under `flock /tmp/ia-443.lock`:
  * the webhook receiver binds 127.0.0.1:443.)
  */
-describe('the api while Redis is down (issue 11 items 8 and 9)', () => {
+describe('the api while Redis is down', () => {
   let redis: PrivateRedis;
   let h: DocumentsHarness;
   let engine: EngineStandIn;

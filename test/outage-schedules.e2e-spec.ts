@@ -12,7 +12,7 @@ import { until } from './support/until';
 
 // jest ignores testTimeout inside `projects`, so the slow steps say their own.
 const SLOW = 90_000;
-/** Issue 11 item 7: the schedules are back within a minute; the check runs every 20 s, so 30 s is the bound here. */
+/** The schedules are back within a minute; the check runs every 20 s, so 30 s is the bound here. */
 const BACK_WITHIN_MS = 30_000;
 
 /** Every repeatable job the worker must keep, by queue (written out here, not read from the code under test). */
@@ -21,7 +21,7 @@ const EXPECTED: Record<string, string[]> = {
   [QUEUES.translations]: [TRANSLATION_JOBS.requeueStale],
 };
 
-describe('schedules survive a Redis that lost its data (issue 11 item 7)', () => {
+describe('schedules survive a Redis that lost its data', () => {
   let redis: PrivateRedis;
   let config: AppConfig;
   const workers: INestApplicationContext[] = [];

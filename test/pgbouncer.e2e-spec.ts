@@ -12,7 +12,7 @@ import { until } from './support/until';
 import { startWebhookWorker } from './support/webhook-worker';
 
 /**
- * Issue 14, item 2: the pool may go through PgBouncer in transaction mode (DATABASE_URL), what
+ * The pool may go through PgBouncer in transaction mode (DATABASE_URL), what
  * needs a session through DATABASE_DIRECT_URL. The e2e-pgbouncer jest project re-runs core specs
  * that way; this spec shows why the split is needed (each session feature really breaks through
  * the pooler, so that run means something) and that the session users take the direct road.

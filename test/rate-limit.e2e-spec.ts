@@ -34,7 +34,7 @@ async function drain(call: (i: number) => PromiseLike<unknown>, max = 40): Promi
   throw new Error(`no 429 after ${max} calls`);
 }
 
-describe('per-connection rate limit (issue 14 item 5)', () => {
+describe('per-connection rate limit', () => {
   const { api } = useApi({ env: LIMITS });
   const me = (t: Tenant, on: TestApi = api) => on.http().get('/v1/me').set(t.auth) as unknown as Promise<Res>;
 

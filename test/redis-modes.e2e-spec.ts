@@ -103,7 +103,7 @@ async function allArrived(stand: WebhookStand, path: string, ids: string[], time
 }
 
 /**
- * Issue 14 item 3 (README "Redis: TLS, ACL, Sentinel, Cluster"): the api and the worker on a real
+ * The api and the worker on a real
  * redis-server that speaks only TLS and knows only an ACL user, and on a real Sentinel set through
  * a failover. (Run under `flock /tmp/ia-443.lock`: the webhook receiver binds 127.0.0.1:443.)
  */

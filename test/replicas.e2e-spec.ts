@@ -12,7 +12,7 @@ import { dropDatabase, recreateDatabase, withDatabase } from './support/test-db'
 import { WebhookReceiver } from './support/webhook-receiver';
 
 /**
- * Issue 14, item 1: two api and two worker processes, built from dist and started as an operator
+ * Two api and two worker processes, built from dist and started as an operator
  * starts them, on one Postgres (a database of this spec's own) and one Redis (a prefix of its own).
  *
  * The burst is REPLICAS_BURST events (default 600) for two webhooks; `node bench/replicas.bench.js`

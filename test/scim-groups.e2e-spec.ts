@@ -119,7 +119,7 @@ describe('SCIM Groups', () => {
       const [g1, g2] = [await group(t), await group(t)];
       ok(await scim(api, t, 'patch', `/Groups/${g1.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: u.id }] })));
       ok(await scim(api, t, 'patch', `/Groups/${g2.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: u.id }] })));
-      // Since issue 11 (item 16): no move while g1 claims them (see test/scim-membership.e2e-spec.ts).
+      // No move while g1 claims them (see test/scim-membership.e2e-spec.ts).
       expect(await memberIds(t, g1.id)).toEqual([u.id]);
       expect(await memberIds(t, g2.id)).toEqual([]);
       ok(await scim(api, t, 'patch', `/Groups/${g1.id}`, patchOp({ op: 'remove', path: `members[value eq "${u.id}"]` })));

@@ -4,7 +4,7 @@ import { TestApi } from './support/api';
 import { oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
 
 /**
- * A person is in one group, while Okta and Entra may push a user in several (issue 11, item 16).
+ * A person is in one group, while Okta and Entra may push a user in several.
  * The group that claimed the person first keeps them; a later claim waits and takes them when the
  * first lets go. So a move works whichever of add and remove comes first, and pushing two
  * overlapping groups again and again moves no one.

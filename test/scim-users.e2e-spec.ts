@@ -49,7 +49,7 @@ describe('SCIM Users', () => {
         id,
         externalId: '00ujl29u0le5T6Aj10h7',
         userName: email,
-        // As written (issue 11): no name.formatted the client did not send; locale kept.
+        // As written: no name.formatted the client did not send; locale kept.
         name: { givenName: 'Test', familyName: 'User' },
         displayName: 'Test User',
         locale: 'en-US',
@@ -165,7 +165,7 @@ describe('SCIM Users', () => {
         name: { formatted: 'Ana López', familyName: 'López', givenName: 'Ana' },
         [SCIM.enterprise]: { employeeNumber: '1001', department: 'Care' },
       });
-      // Kept and answered as sent since issue 11 (Entra re-sends what an answer lacks).
+      // Kept and answered as sent (Entra re-sends what an answer lacks).
       expect(created).toMatchObject({ addresses: body.addresses, phoneNumbers: body.phoneNumbers, preferredLanguage: 'en-US' });
       for (const filter of [
         `userName eq "${email}"`,

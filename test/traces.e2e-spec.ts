@@ -8,7 +8,7 @@ import { MailCatcher } from './support/mail-catcher';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 /**
- * Traces (issue 14, item 7), over the built api and worker as real processes: a test-only hook
+ * Traces, over the built api and worker as real processes: a test-only hook
  * (test/support/otel-memory-hook.js, preloaded with `node -r`) starts their own tracing with an
  * InMemorySpanExporter instead of OTLP/HTTP and hands the spans back over IPC. Everything else is
  * the processes' real code, Postgres, Redis, BullMQ, SMTP and an HTTPS receiver.

@@ -179,8 +179,8 @@ describe('Webhooks: the test call', () => {
       expect(one.body.data.switched_off_at).toMatch(/Z$/);
     });
 
-    it('the receiver snippet in docs/webhooks.md verifies a real delivery, and refuses a changed body or an old one', async () => {
-      const doc = readFileSync(join(__dirname, '..', 'docs', 'webhooks.md'), 'utf8');
+    it('the receiver snippet in docs/partners/webhooks.md verifies a real delivery, and refuses a changed body or an old one', async () => {
+      const doc = readFileSync(join(__dirname, '..', 'docs', 'partners', 'webhooks.md'), 'utf8');
       const code = /```js\n(\/\/ verify-delivery\.js[\s\S]*?)```/.exec(doc)?.[1];
       expect(code).toBeDefined();
       const module = {

@@ -2,8 +2,6 @@ import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppConfig } from '@kernel/config';
-import { ConnectionsService } from '@features/connections';
-import { OrganisationsService } from '@features/organisations';
 import { bullConnection, bullPrefix, MAINTENANCE_JOBS, QUEUES } from '@kernel/queue';
 import { REDIS } from '@kernel/redis';
 import { Queue, QueueEvents } from 'bullmq';
@@ -41,6 +39,16 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * An organisation and a connection to hang idempotency records on, written straight to the tables:
+ * the worker composes no feature that creates them (it delivers and sweeps).
+ */
+async function seedConnection(ds: DataSource, name: string): Promise<{ id: string }> {
+  const [org] = await ds.query(`INSERT INTO organisations (name) VALUES ($1) RETURNING id`, [`${name} org ${Date.now()}`]);
+  const [conn] = await ds.query(`INSERT INTO connections (organisation_id, name) VALUES ($1, $2) RETURNING id`, [org.id, `${name} connection`]);
+  return { id: String(conn.id) };
 }
 
 describe('worker', () => {
@@ -99,9 +107,8 @@ describe('worker', () => {
   it(
     'sweeps only expired idempotency records',
     async () => {
-      const org = await app.get(OrganisationsService).create(`Sweep org ${Date.now()}`);
-      const conn = await app.get(ConnectionsService).create(org.id, 'Sweep connection', []);
       const ds = app.get(DataSource);
+      const conn = await seedConnection(ds, 'Sweep');
       const rows: Array<[key: string, expiresIn: string]> = [
         ['expired-1', '-1 hour'],
         ['expired-2', '-1 second'],
@@ -139,9 +146,8 @@ describe('worker', () => {
   it(
     'sweeps more than one batch in one run, and returns the count',
     async () => {
-      const org = await app.get(OrganisationsService).create(`Big sweep org ${Date.now()}`);
-      const conn = await app.get(ConnectionsService).create(org.id, 'Big sweep connection', []);
       const ds = app.get(DataSource);
+      const conn = await seedConnection(ds, 'Big sweep');
       const expired = SWEEP_BATCH_SIZE * 2 + 500;
       await ds.query(
         `INSERT INTO idempotency_keys

@@ -1,5 +1,5 @@
 // The e2e-pgbouncer project: the pool through PgBouncer (transaction mode), what needs a session
-// (LISTEN, the migration lock, migrations) on the direct connection, as README "A connection
+// (LISTEN, the migration lock, migrations) on the direct connection, as docs/operations/scale.md "A connection
 // pooler" tells operators to set them.
 const pooled = process.env.TEST_PGBOUNCER_URL;
 if (!pooled) throw new Error('TEST_PGBOUNCER_URL is unset: the e2e-pgbouncer project starts PgBouncer in its global setup');

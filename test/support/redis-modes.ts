@@ -6,7 +6,7 @@ import Redis from 'ioredis';
 import { freePort, waitForPort } from './private-servers';
 
 /**
- * Redis as operators run it, for the specs of README "Redis: TLS, ACL, Sentinel, Cluster": real
+ * Redis as operators run it, for the specs of docs/operations/scale.md, "Redis: TLS, ACL, Sentinel, Cluster": real
  * `redis-server` and `redis-sentinel` processes (Debian packages) on free ports, in a temp dir each,
  * never the shared 6379. Every process started here is killed when the test process exits.
  */

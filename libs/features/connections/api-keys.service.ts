@@ -7,6 +7,20 @@ import { ConnectionEntity } from './connection.entity';
 
 export const MAX_LIVE_KEYS = 2;
 
+/** Why a key was not made: the pages explain each in their own words (the API answers 422 validation_failed either way). */
+export type KeyRefusalReason = 'live_key_limit' | 'connection_revoked';
+
+/** A key that could not be made, with its reason; a `validation_failed` refusal like any other to the API and the CLI. */
+export class KeyRefusal extends DomainError {
+  constructor(
+    readonly reason: KeyRefusalReason,
+    message: string,
+  ) {
+    super('validation_failed', message);
+    this.name = 'KeyRefusal';
+  }
+}
+
 export interface KeyListing {
   id: string;
   last_four: string;
@@ -30,14 +44,14 @@ export class ApiKeysService implements KeyLookup {
         ? await m.getRepository(ConnectionEntity).findOne({ where: { id: connectionId }, lock: { mode: 'pessimistic_write' } })
         : null;
       if (!conn) throw notFound('connection');
-      if (conn.revokedAt) throw new DomainError('validation_failed', 'connection: is revoked; it cannot hold new keys');
+      if (conn.revokedAt) throw new KeyRefusal('connection_revoked', 'connection: is revoked; it cannot hold new keys');
       const liveCount = await m
         .getRepository(ApiKeyEntity)
         .createQueryBuilder('k')
         .where('k.connection_id = :id AND k.revoked_at IS NULL', { id: conn.id })
         .getCount();
       if (liveCount >= MAX_LIVE_KEYS) {
-        throw new DomainError('validation_failed', `connection: already holds ${MAX_LIVE_KEYS} live keys; revoke one first`);
+        throw new KeyRefusal('live_key_limit', `connection: already holds ${MAX_LIVE_KEYS} live keys; revoke one first`);
       }
       const key = generateKey();
       const saved = await m

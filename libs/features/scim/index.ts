@@ -15,3 +15,4 @@ export * from './scim-membership';
 export * from './scim-users.repository';
 export * from './scim-users.service';
 export * from './scim.module';
+export * from './http/scim-errors';

@@ -90,9 +90,8 @@ const GET = (lock: boolean) =>
 export class ScimUsersRepository {
   /**
    * A create's check, the reads of one user and the lookups identity providers make run as named
-   * prepared statements (on the transaction's connection when there is one): planning the check alone
-   * took 1.0–1.5 ms of Postgres' time per create on the bench host, of about 6.4 ms a create cost the
-   * whole machine (bench/README.md, SCIM).
+   * prepared statements (on the transaction's connection when there is one): planning the check is
+   * a large part of what a create costs Postgres (`bench/scim.bench.js` measures it).
    */
   constructor(private readonly statements: PreparedStatements) {}
 

@@ -15,9 +15,9 @@ const DUE_TOLERANCE_MS = 20;
  * Reads and records of concurrent attempts go to Postgres as group commits: a read (or a record)
  * goes at the end of its event-loop turn when no other read (record) is under way; while one is,
  * those that come meanwhile wait for it and then go together, at most BATCH_MAX per statement. Alone,
- * an attempt waits for nothing; busy, a batch grows with the round trip it waited for. (Until issue
- * 15's second round they waited a fixed 2 ms window: at 200 events/s the event-to-receipt p99 was
- * 18–27 ms, now 8–9 ms, for 0.14 statements per delivery instead of 0.08; see bench/README.md.)
+ * an attempt waits for nothing; busy, a batch grows with the round trip it waited for. A fixed
+ * waiting window would add its length to every delivery's latency at low rates
+ * (`bench/webhooks.bench.js` measures both).
  */
 const BATCH_WAIT_MS = 0;
 const BATCH_IN_FLIGHT = 1;

@@ -46,7 +46,7 @@ export class EnvSchema {
   @IsString()
   REDIS_PREFIX = 'ia';
 
-  // Redis as operators run it (README "Redis: TLS, ACL, Sentinel, Cluster"); checked further by AppConfig.
+  // Redis as operators run it (docs/operations/scale.md, "Redis: TLS, ACL, Sentinel, Cluster"); checked further by AppConfig.
   @IsOptional()
   @IsString()
   REDIS_TLS_CA_FILE?: string;
@@ -104,7 +104,7 @@ export class EnvSchema {
   @Max(65535)
   WORKER_HEALTH_PORT = 8081;
 
-  // Metrics (see README "Running at scale", Metrics): the api's private scrape port; the worker's /metrics is on WORKER_HEALTH_PORT.
+  // Metrics (see docs/operations/metrics.md): the api's private scrape port; the worker's /metrics is on WORKER_HEALTH_PORT.
   @Transform(toBool)
   @IsBoolean()
   METRICS_ENABLED = true;
@@ -197,7 +197,7 @@ export class EnvSchema {
   @Max(10000000)
   DOCUMENT_MAX_TEXT_CHARS = 100000;
 
-  // Slow clients (api): see README "Deploying". Headers must be within the whole-request limit.
+  // Slow clients (api): see docs/operations/deploying.md. Headers must be within the whole-request limit.
   @Transform(toInt)
   @IsInt()
   @Min(1000)
@@ -222,7 +222,7 @@ export class EnvSchema {
   @Max(600000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5000;
 
-  // Per-connection rate limits (api): a token bucket in Redis per connection; see README "Rate limits".
+  // Per-connection rate limits (api): a token bucket in Redis per connection; see docs/operations/scale.md, "Rate limits".
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -247,7 +247,7 @@ export class EnvSchema {
   @Max(10000000)
   SCIM_RATE_LIMIT_BURST = 200;
 
-  // Traces (README "Running at scale", Traces): off unless the endpoint is set.
+  // Traces (docs/operations/traces.md): off unless the endpoint is set.
   @IsOptional()
   @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'must be an http:// or https:// URL (the OTLP/HTTP base, e.g. http://collector:4318)' })
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;

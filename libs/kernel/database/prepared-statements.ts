@@ -8,7 +8,7 @@ import { DataSource, EntityManager } from 'typeorm';
  * Hot statements (a batch of delivery reads, of records, of document claims and stores, the outbox
  * relay; a SCIM create's checks and its read back): each a named prepared statement, so Postgres
  * parses it once per server connection and, once its plan settles, plans it no more (parsing and
- * planning took as long as running them: issue 15). Behind a transaction-mode pooler
+ * planning can cost as much as running them). Behind a transaction-mode pooler
  * (DATABASE_PREPARED_STATEMENTS, `auto` unless DATABASE_URL is the direct connection) they go
  * unnamed, since the next Bind could reach a server connection that never saw the Parse. In the
  * caller's transaction they run on its connection: named there too when prepared statements are on

@@ -41,7 +41,7 @@ export function requestLog(getLogger: () => PinoLogger, observe?: RequestObserve
  * bindings, then the fields; request-log.spec.ts holds the two side by side), built from values
  * already at hand instead of through pino's generic path, which walks the object, serialises it key
  * by key and runs the redaction paths over a line that can hold no secret (an id, a method, a path
- * without its query, numbers). That path was a sixth of the api's throughput at info (bench/README.md).
+ * without its query, numbers), work paid on every call at info (`bench/me.bench.js` measures it).
  */
 export function writeRequestLine(logger: PinoLogger, req: Request & { id?: unknown }, status: number, responseTimeMs: number): void {
   const internals = logger as unknown as Internals;

@@ -61,9 +61,9 @@ export class Mailer implements OnApplicationShutdown {
 
 /**
  * `url` with `pool=true&maxConnections=20` added unless its query sets `pool` itself (the rest
- * of it kept as written). 20, not nodemailer's 5: a message takes a connection ~40 ms even on
- * loopback, so 5 would cap mail at ~110 a second, below what SCIM provisioning creates (the
- * queue, in memory, would grow); before pooling every message had a connection of its own.
+ * of it kept as written). 20, not nodemailer's 5: a message holds its connection for a round trip
+ * of SMTP, so 5 connections would cap mail below what SCIM provisioning creates (the queue, in
+ * memory, would grow); without a pool every message would open a connection of its own.
  */
 function pooled(url: string): string {
   if (/[?&]pool=/.test(url)) return url;

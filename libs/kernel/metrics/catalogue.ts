@@ -1,6 +1,6 @@
 /**
  * The metrics catalogue: every metric this service exports, its labels and what each means, in one
- * place (the README's "Metrics" table, the Grafana dashboard and the alert rules use these names).
+ * place (the table of docs/operations/metrics.md, the Grafana dashboard and the alert rules use these names).
  * Labels take values from closed sets only (a route template, a status code, an event name, a
  * queue name, a reason from a fixed list): never an id, a raw path, an address or a message, so the
  * number of series stays bounded whatever the traffic.

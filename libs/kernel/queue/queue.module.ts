@@ -29,8 +29,8 @@ RedisConnection.clientFactory ??= (options) => createIORedisClient(redisFromOpti
 
 /**
  * BullMQ's key prefix: REDIS_PREFIX as a Redis Cluster hash tag (`{ia}:bull`), so every key of every
- * queue hashes to one slot and BullMQ's multi-key scripts work on a cluster. Until issue 14 it was
- * `ia:bull` (LEGACY_BULL_PREFIX); see README "Redis: TLS, ACL, Sentinel, Cluster" for upgrades.
+ * queue hashes to one slot and BullMQ's multi-key scripts work on a cluster (an unbraced prefix is
+ * refused there: docs/operations/scale.md, "Redis: TLS, ACL, Sentinel, Cluster").
  */
 export function bullPrefix(redisPrefix: string): string {
   return `{${redisPrefix}}:bull`;

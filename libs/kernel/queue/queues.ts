@@ -3,7 +3,7 @@ import type { JobsOptions } from 'bullmq';
 /**
  * The queue catalogue: every queue, its job names and their default options, in one place. Each
  * queue has one producer: the webhook queues DeliveryQueues (worker), the translations queue
- * TranslationQueue (libs/domain documents), the maintenance queue the schedules table (schedules.ts).
+ * TranslationQueue (the documents feature), the maintenance queue the schedules table (schedules.ts).
  */
 
 /** Queue names; the worker consumes them, the api and the worker produce. */

@@ -1,6 +1,6 @@
 import { isAway, RedisOutage, REDIS_PROBE_EVERY_MS, requireReady } from './redis-outage';
 
-describe('RedisOutage (issue 11 item 9)', () => {
+describe('RedisOutage', () => {
   it('a feature degraded by an outage logs it once, not per call, and tries Redis again now and then', () => {
     const logger = { warn: jest.fn(), log: jest.fn() };
     const conn = { status: 'ready' };

@@ -29,7 +29,7 @@ class RedisCloser implements OnApplicationShutdown {
         // Auto-pipelining: the commands issued in one tick of the event loop leave in one write (one
         // syscall, one TLS record) instead of one each. Every keyed api call takes a rate-limit token
         // (one EVALSHA); under load many calls take theirs in the same tick, and writing each one
-        // alone was 15% of the api's CPU on `GET /v1/me` (bench/README.md). Order and answers are
+        // alone costs a syscall per call (`bench/me.bench.js` measures it). Order and answers are
         // unchanged; no blocking command runs on this connection (BullMQ has its own).
         const redis = createRedis(config.redis, {
           enableAutoPipelining: true,

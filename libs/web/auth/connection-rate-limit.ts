@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, RateLimitPolicy } from '@kernel/config';
 import { DomainError } from '@kernel/core';
-import { isScimPath } from '@web/http';
+import { dialectOf } from '@web/http';
 import { Metrics, METRICS } from '@kernel/metrics';
 import { REDIS, RedisOutage } from '@kernel/redis';
 import type { Response } from 'express';
@@ -59,14 +59,15 @@ interface Batch {
 }
 
 /**
- * The per-connection rate limit: a token bucket in Redis per connection and policy (REST, and SCIM
- * on its own bucket so a large directory import never starves REST calls). The calls that reach
+ * The per-connection rate limit: a token bucket in Redis per connection and policy (REST, and an
+ * interface with a policy of its own, SCIM, on its own bucket so a large directory import never
+ * starves REST calls). The calls that reach
  * the limit in one turn of the event loop take their tokens together: one EVALSHA per bucket per turn
  * (each call still gets its own answer, in arrival order, as if taken one by one), instead of one
- * per call, whose client-side cost (ioredis' command, reply and socket write) was the largest part of
- * what the api adds to a call beyond the framework (bench/README.md).
+ * per call, whose client-side cost (ioredis' command, reply and socket write) would otherwise be
+ * paid by every keyed call (`bench/me.bench.js` measures it).
  * Every answer to an admitted key carries `RateLimit-Policy` and `RateLimit`; an empty bucket answers
- * 429 `rate_limited` with `Retry-After` (under /scim/v2/, in RFC 7644's error schema).
+ * 429 `rate_limited` with `Retry-After` (in the schema of the interface that owns the path).
  *
  * While Redis is unreachable calls are not limited (fail open), as the refused-key throttle does
  * not count refusals then: nothing is asked of Redis while its connection is down, no call waits,
@@ -94,16 +95,18 @@ export class ConnectionRateLimit {
       // An idle bucket is full after burst / rate seconds, and a missing bucket reads as full: it may vanish then.
       ttlMs: String(Math.ceil((policy.burst / policy.perSecond) * 1000) + 1000),
     });
-    this.policies = { rest: entry(config.rateLimits.rest), scim: entry(config.rateLimits.scim) };
+    this.policies = { rest: entry(config.rateLimits.rest), scim: entry(config.rateLimits.scim) } satisfies Record<keyof AppConfig['rateLimits'], unknown>;
   }
 
   /**
-   * Takes a call from the bucket of `req`'s connection (SCIM's under /scim/, REST's elsewhere), sets
+   * Takes a call from the bucket of `req`'s connection (the policy of the interface that owns the
+   * path, see ErrorDialect; REST's elsewhere), sets
    * the rate-limit headers on `res`, and rejects with 429 when the bucket is empty. Never rejects
    * for Redis: while it is unreachable the call goes through.
    */
   async admit(req: AuthenticatedRequest, res: Response): Promise<true> {
-    const { policy, header, ttlMs } = this.policies[isScimPath(req) ? 'scim' : 'rest'];
+    const own = dialectOf(req.originalUrl ?? req.url)?.rateLimit;
+    const { policy, header, ttlMs } = this.policies[own?.policy ?? 'rest'];
     res.setHeader('RateLimit-Policy', header);
     const connectionId = req.principal?.connectionId;
     if (connectionId === undefined) return true;
@@ -115,7 +118,7 @@ export class ConnectionRateLimit {
     this.limited.inc({ policy: policy.name });
     throw new DomainError(
       'rate_limited',
-      `This connection made more calls than its rate limit allows (${policy.perSecond} a second, ${policy.burst} at once${policy.name === 'scim' ? ', for SCIM' : ''}). Try again in ${wait} s.`,
+      `This connection made more calls than its rate limit allows (${policy.perSecond} a second, ${policy.burst} at once${own ? `, for ${own.label}` : ''}). Try again in ${wait} s.`,
       { 'Retry-After': String(wait) },
     );
   }

@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { ConsoleViewer } from './console-access.service';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 
 /** What the console guard leaves on the request for the page that answers. */
 export interface ConsoleContext {
@@ -44,10 +44,19 @@ export interface ConsoleAccessRule {
 /** How a console route is let in; without it: a session, and for POST the module on. */
 export const ConsoleAccess = (rule: ConsoleAccessRule) => SetMetadata(CONSOLE_ACCESS, rule);
 
-/** Thrown to answer with a redirect (303 after a POST, 302 otherwise). */
-export class ConsoleRedirect extends Error {
+/**
+ * Answers with a redirect: 303 after a POST (post-redirect-get), 302 otherwise. Pages return it
+ * (`return redirectTo(res, …)`); only the guard, which cannot answer itself, throws SignInRequired.
+ */
+export function redirectTo(res: Response, location: string): void {
+  const method = res.req.method;
+  res.redirect(method === 'GET' || method === 'HEAD' ? 302 : 303, location);
+}
+
+/** Thrown by the guard when a page needs a session it does not have: the filter redirects to sign-in. */
+export class SignInRequired extends Error {
   constructor(readonly location: string) {
-    super(`redirect to ${location}`);
+    super(`sign-in required: ${location}`);
   }
 }
 

@@ -3,7 +3,7 @@ import { DomainError } from '@kernel/core';
 import { STATUS_BY_CODE } from '@web/http';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { ConsoleRedirect, ConsoleRefusal, ConsoleRequest } from './console-context';
+import { SignInRequired, ConsoleRefusal, ConsoleRequest } from './console-context';
 import { newNonce, pageHeaders } from './console-security';
 import { ConsoleViews } from './console-views';
 
@@ -22,7 +22,7 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
     const req = host.switchToHttp().getRequest<ConsoleRequest>();
     const res = host.switchToHttp().getResponse<Response>();
     if (res.headersSent) return;
-    if (err instanceof ConsoleRedirect) {
+    if (err instanceof SignInRequired) {
       res.redirect(req.method === 'GET' || req.method === 'HEAD' ? 302 : 303, err.location);
       return;
     }

@@ -4,7 +4,7 @@ import { inCidrs, parseAddress, parseCidrs, ParsedCidr, resolveClientIp } from '
 import { AppConfig } from '@kernel/config';
 import { ConsoleAccessService, ConsoleViewer } from './console-access.service';
 import type { Response } from 'express';
-import { CONSOLE_ACCESS, ConsoleAccessRule, ConsoleRedirect, ConsoleRefusal, ConsoleRequest } from './console-context';
+import { CONSOLE_ACCESS, ConsoleAccessRule, SignInRequired, ConsoleRefusal, ConsoleRequest } from './console-context';
 import { ConsoleSecret } from './console-secret';
 import {
   CSRF_FIELD,
@@ -75,7 +75,7 @@ export class ConsoleGuard implements CanActivate {
     const found = await this.access.lookup(token);
     if ('ended' in found) {
       if (token !== undefined) setCookie(res, SESSION_COOKIE, '', 0);
-      throw new ConsoleRedirect(token === undefined ? '/console/sign-in' : `/console/sign-in?ended=${found.ended}`);
+      throw new SignInRequired(token === undefined ? '/console/sign-in' : `/console/sign-in?ended=${found.ended}`);
     }
     const viewer = found.viewer;
     this.checkAddress(req, viewer);

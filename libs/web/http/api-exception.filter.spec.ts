@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import Redis from 'ioredis';
 import { ApiExceptionFilter } from './api-exception.filter';
 
-describe('ApiExceptionFilter with Redis unreachable (issue 11 item 8)', () => {
+describe('ApiExceptionFilter with Redis unreachable', () => {
   it('a call that cannot work without Redis answers 500 server_error with Retry-After, at once', async () => {
     // A client that never reaches its server: the command fails after the command timeout, not after the outage.
     const redis = new Redis({ port: 1, lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: 200, retryStrategy: () => 50 });

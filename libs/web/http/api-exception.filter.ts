@@ -40,9 +40,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   classify(exception: unknown, req: Request): RenderedError {
     if (exception instanceof DomainError) {
-      // A ScimError's keyword and RFC status, read by shape: the edge does not know the SCIM module.
-      const { scimType, scimStatus } = exception as { scimType?: string; scimStatus?: number };
-      return { code: exception.code, message: exception.message, headers: exception.headers, scimType, scimStatus };
+      // The error itself rides along for the dialect of the interface answering (see ErrorDialect).
+      return { code: exception.code, message: exception.message, headers: exception.headers, cause: exception };
     }
     if (exception instanceof NotFoundException) {
       const allowed = this.routes.allowedMethods(req.path);

@@ -25,24 +25,23 @@ export const isObjectPropertyName = (name: string): boolean => OBJECT_PROPERTY_N
  * - the NUL character (U+0000) in any string or field name (422, naming the field): Postgres
  *   cannot store it in text, and no field of the interface has a use for it;
  * - a field named after an object property (see isObjectPropertyName), at any depth: 422 naming
- *   it, as for an unknown field; on SCIM (`scim`) 400 invalidSyntax, as RFC 7644 names a body
- *   that does not conform to the schema.
+ *   it, as for an unknown field (a `syntax` problem: the body does not conform to the schema).
  * The walk stops at the first problem and never recurses deeper than MAX_BODY_DEPTH + 1.
  */
-export function bodyProblem(body: unknown, scim = false): RenderedError | null {
+export function bodyProblem(body: unknown): RenderedError | null {
   const walk = (value: unknown, path: string, depth: number): RenderedError | null => {
     if (typeof value === 'string') {
       return value.includes('\u0000')
-        ? { code: 'validation_failed', message: `${path || 'body'}: must not contain the NUL character (U+0000)`, scimType: 'invalidValue' }
+        ? { code: 'validation_failed', message: `${path || 'body'}: must not contain the NUL character (U+0000)`, kind: 'value' }
         : null;
     }
     if (value === null || typeof value !== 'object') return null;
     if (depth > MAX_BODY_DEPTH) {
-      return { code: 'invalid_request', message: `The JSON body is nested more than ${MAX_BODY_DEPTH} levels deep.`, scimType: 'invalidSyntax' };
+      return { code: 'invalid_request', message: `The JSON body is nested more than ${MAX_BODY_DEPTH} levels deep.`, kind: 'syntax' };
     }
     if (Array.isArray(value)) {
       if (value.length > MAX_BODY_ARRAY) {
-        return { code: 'validation_failed', message: `${path || 'body'}: at most ${MAX_BODY_ARRAY} values in one request`, scimType: 'invalidValue' };
+        return { code: 'validation_failed', message: `${path || 'body'}: at most ${MAX_BODY_ARRAY} values in one request`, kind: 'value' };
       }
       for (let i = 0; i < value.length; i++) {
         const found = walk(value[i], `${path}[${i}]`, depth + 1);
@@ -56,11 +55,11 @@ export function bodyProblem(body: unknown, scim = false): RenderedError | null {
         return {
           code: 'validation_failed',
           message: `${JSON.stringify(at)}: a field name must not contain the NUL character (U+0000)`,
-          scimType: 'invalidValue',
+          kind: 'value',
         };
       }
       if (OBJECT_PROPERTY_NAMES.has(key)) {
-        return { code: scim ? 'invalid_request' : 'validation_failed', message: `${at}: is not a known field`, scimType: 'invalidSyntax' };
+        return { code: 'validation_failed', message: `${at}: is not a known field`, kind: 'syntax' };
       }
       const found = walk((value as Record<string, unknown>)[key], at, depth + 1);
       if (found) return found;

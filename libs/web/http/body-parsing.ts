@@ -1,15 +1,17 @@
 import { DomainError, ErrorCode } from '@kernel/core';
 import express, { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { bodyProblem } from './body-check';
 import { composeMiddleware } from './compose-middleware';
-import { isScimPath, renderError } from './error-render';
+import { isJsonMediaType } from './error-dialect';
+import { renderError } from './error-render';
 
 export const JSON_BODY_LIMIT = '1mb';
 export const FORM_BODY_LIMIT = '16kb';
-const JSON_TYPES = ['application/json', 'application/scim+json'];
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 const mediaType = (req: Request) => (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+const isJsonBody = (req: IncomingMessage) => isJsonMediaType(mediaType(req as Request));
 const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
 
 export interface BodyParsingOptions {
@@ -51,13 +53,13 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
   const checkType: RequestHandler = (req, _res, next) => {
     if (!hasBody(req)) return next();
     const type = mediaType(req);
-    if (JSON_TYPES.includes(type)) return next();
+    if (isJsonMediaType(type)) return next();
     if (type === 'multipart/form-data' && req.method === 'POST' && multipart.has(req.path)) return next();
     if (type === FORM_TYPE && req.method === 'POST' && urlencoded(req.path)) return next();
     next(new DomainError('invalid_request', `A body sent as "${type || 'no Content-Type'}" is not accepted here; send application/json.`));
   };
-  const sharedJson = express.json({ limit: JSON_BODY_LIMIT, type: JSON_TYPES, strict: true });
-  const pathJson = new Map([...jsonLimits].map(([path, l]) => [path, express.json({ limit: l.limit, type: JSON_TYPES, strict: true })]));
+  const sharedJson = express.json({ limit: JSON_BODY_LIMIT, type: isJsonBody, strict: true });
+  const pathJson = new Map([...jsonLimits].map(([path, l]) => [path, express.json({ limit: l.limit, type: isJsonBody, strict: true })]));
   const parseJson: RequestHandler = (req, res, next) => ((req.method === 'POST' && pathJson.get(req.path)) || sharedJson)(req, res, next);
   // Only reached on urlencodedPaths: checkType refuses form bodies everywhere else.
   const parseForm = express.urlencoded({ limit: FORM_BODY_LIMIT, type: FORM_TYPE, extended: false, parameterLimit: 60 });
@@ -68,14 +70,13 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
       const own = mediaType(req) === FORM_TYPE ? undefined : ownLimit(req);
       if (own) return renderError(req, res, own.tooLarge);
       const what = mediaType(req) === FORM_TYPE ? `form body is larger than ${FORM_BODY_LIMIT}` : `JSON body is larger than ${JSON_BODY_LIMIT}`;
-      // SCIM: 413, which RFC 7644 §3.12 names for a payload over the limit ("tooLarge" is no keyword of it).
-      return renderError(req, res, { code: 'invalid_request', message: `The ${what}.`, scimStatus: 413 });
+      return renderError(req, res, { code: 'invalid_request', message: `The ${what}.`, kind: 'too_large' });
     }
     if (type === 'parameters.too.many') {
       return renderError(req, res, { code: 'invalid_request', message: 'The form has too many fields.' });
     }
     if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.aborted') {
-      return renderError(req, res, { code: 'invalid_request', message: 'The body is not valid JSON.', scimType: 'invalidSyntax' });
+      return renderError(req, res, { code: 'invalid_request', message: 'The body is not valid JSON.', kind: 'syntax' });
     }
     // Anything else the parsers blame on the request (a Content-Encoding that does not
     // decompress, a body shorter than its Content-Length…) is the caller's, not a 500.
@@ -85,7 +86,7 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
       return renderError(req, res, {
         code: 'invalid_request',
         message: 'The body could not be read (check Content-Encoding and Content-Length).',
-        scimType: 'invalidSyntax',
+        kind: 'syntax',
       });
     }
     next(err);
@@ -93,7 +94,7 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
   // What parsing accepts but nothing should take (see bodyProblem): NUL characters, arrays over
   // 1000 values, nesting deep enough to overflow a recursive validator, and object-property names.
   const checkParsed: RequestHandler = (req, res, next) => {
-    const problem = req.body === undefined ? null : bodyProblem(req.body, isScimPath(req));
+    const problem = req.body === undefined ? null : bodyProblem(req.body);
     if (problem) return renderError(req, res, problem);
     next();
   };

@@ -1,6 +1,15 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
 import { answerClientErrors } from './client-error';
+import { useErrorDialect } from './error-dialect';
+
+/** An interface with its own error schema under /own/ (as SCIM has under /scim/). */
+useErrorDialect({
+  owns: (url) => /^\/own\//i.test(url),
+  jsonMediaTypes: [],
+  rateLimit: { policy: 'scim', label: 'Own' },
+  answer: (err, status) => ({ status, type: 'application/own+json; charset=utf-8', body: JSON.stringify({ own: String(status), detail: err.message }) }),
+});
 
 /** What Node answers before any handler, for a request sent as raw bytes (then left as it is). */
 function exchange(server: Server, text: string): Promise<{ head: string; body: unknown }> {
@@ -29,23 +38,23 @@ describe('answerClientErrors', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const scimError = { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: expect.stringMatching(/^4\d\d$/), detail: expect.any(String) };
+  const ownError = { own: expect.stringMatching(/^4\d\d$/), detail: expect.any(String) };
   const restError = { error: { code: expect.any(String), message: expect.any(String) } };
   const statusOf = (head: string) => /^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1];
 
-  it("a body that stops arriving under /scim/ (any case): RFC 7644's error schema, application/scim+json; elsewhere the envelope", async () => {
-    for (const path of ['/scim/v2/Users', '/SCIM/v2/Groups/1']) {
-      const res = await exchange(server, `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/scim+json\r\nContent-Length: 100\r\n\r\n{"sch`);
-      expect(res.head).toMatch(/\r\nContent-Type: application\/scim\+json/i);
-      expect(res.body).toEqual(scimError);
-      expect(statusOf(res.head)).toBe((res.body as { status: string }).status);
+  it('a body that stops arriving under a path with its own error schema (any case): that schema; elsewhere the envelope', async () => {
+    for (const path of ['/own/v2/Users', '/OWN/v2/Groups/1']) {
+      const res = await exchange(server, `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sch`);
+      expect(res.head).toMatch(/\r\nContent-Type: application\/own\+json/i);
+      expect(res.body).toEqual(ownError);
+      expect(statusOf(res.head)).toBe((res.body as { own: string }).own);
     }
     const rest = await exchange(server, 'POST /v1/groups HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na');
     expect(rest.body).toEqual(restError);
   });
 
-  it("a request Node cannot parse: SCIM's schema when its request line is under /scim/", async () => {
-    expect((await exchange(server, 'GET /scim/v2/Users HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n')).body).toEqual(scimError);
+  it("a request Node cannot parse: the owning interface's schema when its request line is under its path", async () => {
+    expect((await exchange(server, 'GET /own/v2/Users HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n')).body).toEqual(ownError);
     expect((await exchange(server, 'GET /v1/me HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n')).body).toEqual(restError);
   });
 });

@@ -33,8 +33,8 @@ function writeRaw(socket: Duplex, status: string, { type, body }: RawErrorBody):
 }
 
 /**
- * What Node answers by itself before any handler runs gets the contract's envelope (RFC 7644's
- * error schema under /scim/, when the path can be known), with `X-Request-Id`, instead of a bare
+ * What Node answers by itself before any handler runs gets the contract's envelope (or the schema
+ * of the interface that owns the path, when the path can be known: see ErrorDialect), with `X-Request-Id`, instead of a bare
  * status line; the connection is closed after it:
  * - a request Node cannot take (headers over 16 KB, not HTTP): 400 `invalid_request`;
  * - a request not in within HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS: 408 `invalid_request`

@@ -1,6 +1,7 @@
 import { DomainError, ERROR_CODES, ErrorCode } from '@kernel/core';
 import type { Request, Response } from 'express';
-import { renderError, STATUS_BY_CODE } from './error-render';
+import { ErrorDialect, useErrorDialect } from './error-dialect';
+import { RenderedError, renderError, STATUS_BY_CODE } from './error-render';
 
 /** The contract's Errors table, as written there: status → codes. */
 const CONTRACT: Record<number, ErrorCode[]> = {
@@ -60,12 +61,22 @@ describe('the error table (ErrorCode → status)', () => {
     expect(sent.status).toBe(429);
   });
 
-  it("answers RFC 7644's error schema under /scim/ (any case), status as a string, with the same status", () => {
+  it('answers through the dialect that owns the path, with the error, its kind and its status; elsewhere the envelope', () => {
+    const seen: Array<[RenderedError, number]> = [];
+    const dialect: ErrorDialect = {
+      owns: (url) => url.startsWith('/other/'),
+      jsonMediaTypes: [],
+      rateLimit: { policy: 'scim', label: 'Other' },
+      answer: (err, status) => (seen.push([err, status]), { status: 418, type: 'text/plain; charset=utf-8', body: `${err.kind}:${err.message}` }),
+    };
+    useErrorDialect(dialect);
     const { res, sent } = recorder();
-    renderError(req('/SCIM/v2/Users/1'), res, { code: 'not_found', message: 'No such user.' });
-    expect(sent.status).toBe(404);
-    expect(sent.type).toBe('application/scim+json');
-    expect(JSON.parse(sent.body!)).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '404', detail: 'No such user.' });
+    renderError(req('/other/1'), res, { code: 'validation_failed', message: 'Nope.', kind: 'syntax', headers: { 'Retry-After': '1' } });
+    expect(seen).toEqual([[{ code: 'validation_failed', message: 'Nope.', kind: 'syntax', headers: { 'Retry-After': '1' } }, 422]]);
+    expect(sent).toMatchObject({ status: 418, type: 'text/plain; charset=utf-8', body: 'syntax:Nope.', headers: { 'Retry-After': '1' } });
+    const rest = recorder();
+    renderError(req('/v1/other/1'), rest.res, { code: 'validation_failed', message: 'Nope.', kind: 'syntax' });
+    expect(rest.sent).toMatchObject({ status: 422, json: { error: { code: 'validation_failed', message: 'Nope.' } } });
   });
 
   it('writes nothing once the answer has started', () => {

@@ -1,5 +1,6 @@
 import { ErrorCode } from '@kernel/core';
 import type { Request, Response } from 'express';
+import { dialectOf, ProblemKind } from './error-dialect';
 
 /** Status of each contract error code (the Errors table). */
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -30,46 +31,40 @@ export interface RenderedError {
   code: ErrorCode;
   message: string;
   headers?: Record<string, string>;
-  /** SCIM's `scimType`, where RFC 7644 defines one for the case. */
-  scimType?: string;
-  /** SCIM's status where RFC 7644 names another than the code's (413 for a body over the limit). */
-  scimStatus?: number;
+  /** What a refusal of the web kit's own is about, for an interface whose error schema says so. */
+  kind?: ProblemKind;
+  /** The error raised, for a dialect that answers more of it (a SCIM error's keyword and status). */
+  cause?: unknown;
 }
 
-// Case-insensitive, as express routes paths: /SCIM/v2/Users reaches the SCIM controllers too.
-export const isScimUrl = (url: string | undefined): boolean => /^\/scim\//i.test(url ?? '');
-export const isScimPath = (req: Request): boolean => isScimUrl(req.originalUrl ?? req.url);
-
-/** RFC 7644 §3.12's error body, `status` as a string. */
-export const scimErrorJson = (status: number, detail: string, scimType?: string): string =>
-  JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: String(status), ...(scimType ? { scimType } : {}), detail });
-
-/** An error's body and content type outside express (Node's own refusals, a cut body): the contract's envelope, or RFC 7644's error schema under /scim/. */
+/** An error's body and content type outside express (Node's own refusals, a cut body): the contract's envelope, or the owning interface's schema. */
 export interface RawErrorBody {
   type: string;
   body: string;
 }
 
-export const rawErrorBody = (url: string | undefined, status: number, code: string, message: string): RawErrorBody =>
-  isScimUrl(url)
-    ? { type: 'application/scim+json; charset=utf-8', body: scimErrorJson(status, message) }
-    : { type: 'application/json; charset=utf-8', body: JSON.stringify({ error: { code, message } }) };
+export const rawErrorBody = (url: string | undefined, status: number, code: ErrorCode, message: string): RawErrorBody => {
+  const dialect = dialectOf(url);
+  if (dialect) {
+    const { type, body } = dialect.answer({ code, message }, status);
+    return { type, body };
+  }
+  return { type: 'application/json; charset=utf-8', body: JSON.stringify({ error: { code, message } }) };
+};
 
 /**
- * Writes an error: `{error:{code,message}}` on the REST interface, RFC 7644's error schema on
- * SCIM paths (status as a string, the contract's code kept in `detail`'s companion field).
+ * Writes an error: `{error:{code,message}}` with the status of the code, or the answer of the
+ * interface that owns the path (see ErrorDialect).
  */
 export function renderError(req: Request, res: Response, err: RenderedError): void {
   // Already answered (a stalled body was cut with 408): the reader's late error has no one to tell.
   if (res.headersSent) return;
   const status = STATUS_BY_CODE[err.code];
   for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
-  if (isScimPath(req)) {
-    const scimStatus = err.scimStatus ?? status;
-    res
-      .status(scimStatus)
-      .type('application/scim+json')
-      .send(scimErrorJson(scimStatus, err.message, err.scimType));
+  const dialect = dialectOf(req.originalUrl ?? req.url);
+  if (dialect) {
+    const answer = dialect.answer(err, status);
+    res.status(answer.status).type(answer.type).send(answer.body);
     return;
   }
   res.status(status).json({ error: { code: err.code, message: err.message } });

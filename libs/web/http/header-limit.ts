@@ -5,7 +5,7 @@ import { renderError } from './error-render';
 export const HEADER_LIMIT = 16 * 1024;
 /**
  * What Node itself reads before refusing (its `maxHeaderSize`): above HEADER_LIMIT, so that the
- * front door, which knows the path, answers the larger ones (RFC 7644's schema under /scim/).
+ * front door, which knows the path, answers the larger ones (in the schema of the interface that owns it).
  * Node's own refusal, beyond this, cannot always tell the path.
  */
 export const NODE_MAX_HEADER_SIZE = 64 * 1024;

@@ -4,7 +4,7 @@ import { IsString, Matches } from 'class-validator';
 import { ID_PATTERN } from '@kernel/core';
 
 /**
- * The id rule (libs/domain's ID_PATTERN) as the JSON Schema pattern of every id in the OpenAPI
+ * The id rule (ID_PATTERN of @kernel/core) as the JSON Schema pattern of every id in the OpenAPI
  * description: ids answered, id fields of request bodies and `{id}` path parameters.
  */
 export const ID_SCHEMA_PATTERN = ID_PATTERN.source;

@@ -5,6 +5,7 @@ export * from './body-parsing';
 export * from './client-error';
 export * from './compose-middleware';
 export * from './digits-id.pipe';
+export * from './error-dialect';
 export * from './error-render';
 export * from './header-limit';
 export * from './pagination/page-query.dto';

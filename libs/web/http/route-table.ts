@@ -34,7 +34,7 @@ export class RouteTable {
     }
     this.entries = [...byPath].map(([path, methods]) => ({
       path,
-      // Case-insensitive, as express matches routes: /SCIM/v2/Users is /scim/v2/Users.
+      // Case-insensitive, as express matches routes: /V1/Cases is /v1/cases.
       pattern: routePattern(path, 'i'),
       methods,
     }));

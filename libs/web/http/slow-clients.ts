@@ -49,7 +49,7 @@ export function cutStalledBodies(idleMs: number): (req: IncomingMessage, res: Se
         socket.destroy();
         return;
       }
-      // Under /scim/v2/ every answer is a SCIM answer (RFC 7644's error schema).
+      // In the schema of the interface that owns the path (see ErrorDialect).
       const { type, body } = rawErrorBody(req.url, 408, 'invalid_request', STALLED_BODY_MESSAGE);
       res.shouldKeepAlive = false;
       res.writeHead(408, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), Connection: 'close' });

@@ -99,7 +99,7 @@ export function commonErrors(): Record<string, string> {
 
 /**
  * The rate-limit answer fields (draft-ietf-httpapi-ratelimit-headers-10) and Retry-After, as
- * components; every keyed operation's answers refer to them (README, "Rate limits").
+ * components; every keyed operation's answers refer to them (docs/operations/scale.md, "Rate limits").
  */
 export const RATE_LIMIT_HEADERS: Record<string, Json> = {
   'RateLimit-Policy': {

@@ -2,18 +2,26 @@ import { Body, Controller, Get, Param, Post, Query, Res, UseFilters, UseGuards }
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@web/auth';
 import { DomainError, SCOPE_DESCRIPTIONS, SCOPES } from '@kernel/core';
-import { ApiKeysService, MAX_LIVE_KEYS } from '../api-keys.service';
+import { ApiKeysService, KeyRefusal, MAX_LIVE_KEYS } from '../api-keys.service';
 import { ConnectionEntity } from '../connection.entity';
 import { ConnectionsService } from '../connections.service';
-import { ConsoleViewer } from '@web/console';
+import {
+  ConsoleContext,
+  ConsoleExceptionFilter,
+  ConsoleGuard,
+  ConsoleReveals,
+  ConsoleViewer,
+  ConsoleViews,
+  Ctx,
+  featureViews,
+  fieldError,
+  formList,
+  formText,
+  noticeFor,
+  redirectTo,
+  Viewer,
+} from '@web/console';
 import type { Response } from 'express';
-import { ConsoleContext, ConsoleRedirect, Ctx, Viewer } from '@web/console';
-import { ConsoleExceptionFilter } from '@web/console';
-import { ConsoleGuard } from '@web/console';
-import { ConsoleViews } from '@web/console';
-import { featureViews } from '@web/console';
-import { fieldError, formList, formText, noticeFor } from '@web/console';
-import { ConsoleReveals } from '@web/console';
 
 const view = featureViews(__dirname);
 
@@ -66,7 +74,7 @@ export class ConnectionsPageController {
       if (!problem) throw err;
       return this.renderNew(res, ctx, values, problem, 422);
     }
-    throw new ConsoleRedirect(`/console/connections/${conn.id}?done=created`);
+    return redirectTo(res, `/console/connections/${conn.id}?done=created`);
   }
 
   @Get('connections/:id')
@@ -88,10 +96,11 @@ export class ConnectionsPageController {
     try {
       made = await this.keys.create(conn.id);
     } catch (err) {
-      if (!(err instanceof DomainError) || err.code !== 'validation_failed') throw err;
-      const keyError = err.message.includes('live keys')
-        ? `This connection already has ${MAX_LIVE_KEYS} live keys, the most it can hold. Revoke one first (for example the one your partner has replaced), then make the new one.`
-        : 'This connection is revoked: it cannot hold new keys.';
+      if (!(err instanceof KeyRefusal)) throw err;
+      const keyError =
+        err.reason === 'live_key_limit'
+          ? `This connection already has ${MAX_LIVE_KEYS} live keys, the most it can hold. Revoke one first (for example the one your partner has replaced), then make the new one.`
+          : 'This connection is revoked: it cannot hold new keys.';
       return this.renderConnection(res, ctx, conn, { keyError }, 422);
     }
     const location = await this.reveals.stash(ctx, viewer, {
@@ -101,7 +110,7 @@ export class ConnectionsPageController {
       key: made.key,
       lastFour: made.lastFour,
     });
-    throw new ConsoleRedirect(location);
+    return redirectTo(res, location);
   }
 
   @Get('connections/:id/keys/:keyId/revoke')
@@ -113,7 +122,9 @@ export class ConnectionsPageController {
     @Res() res: Response,
   ): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
-    const key = await this.liveKey(conn, keyId);
+    const key = await this.ownKey(conn, keyId);
+    // A key already revoked has nothing to confirm: back to its connection.
+    if (key.state !== 'live') return redirectTo(res, `/console/connections/${conn.id}`);
     this.views.render(res, ctx, 'confirm', {
       title: `Revoke the key ending in ${key.last_four}?`,
       crumbs: this.crumbs(conn),
@@ -129,11 +140,11 @@ export class ConnectionsPageController {
   }
 
   @Post('connections/:id/keys/:keyId/revoke')
-  async revokeKey(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Param('keyId') keyId: string): Promise<void> {
+  async revokeKey(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Param('keyId') keyId: string, @Res() res: Response): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
     const key = await this.ownKey(conn, keyId);
     await this.keys.revoke(key.id);
-    throw new ConsoleRedirect(`/console/connections/${conn.id}?done=key-revoked`);
+    return redirectTo(res, `/console/connections/${conn.id}?done=key-revoked`);
   }
 
   @Post('connections/:id/scopes')
@@ -153,7 +164,7 @@ export class ConnectionsPageController {
       if (!problem) throw err;
       return this.renderConnection(res, ctx, conn, { scopeError: problem.message, chosenScopes: scopes }, 422);
     }
-    throw new ConsoleRedirect(`/console/connections/${conn.id}?done=scopes`);
+    return redirectTo(res, `/console/connections/${conn.id}?done=scopes`);
   }
 
   @Get('connections/:id/revoke')
@@ -174,10 +185,10 @@ export class ConnectionsPageController {
   }
 
   @Post('connections/:id/revoke')
-  async revoke(@Viewer() viewer: ConsoleViewer, @Param('id') id: string): Promise<void> {
+  async revoke(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Res() res: Response): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
     await this.connections.revoke(conn.id);
-    throw new ConsoleRedirect('/console?done=connection-revoked');
+    return redirectTo(res, '/console?done=connection-revoked');
   }
 
   private renderNew(
@@ -229,12 +240,6 @@ export class ConnectionsPageController {
   private async ownKey(conn: ConnectionEntity, keyId: string) {
     const key = (await this.keys.list(conn.id)).find((k) => k.id === keyId);
     if (!key) throw new DomainError('not_found', 'There is no such key on this connection.');
-    return key;
-  }
-
-  private async liveKey(conn: ConnectionEntity, keyId: string) {
-    const key = await this.ownKey(conn, keyId);
-    if (key.state !== 'live') throw new ConsoleRedirect(`/console/connections/${conn.id}`);
     return key;
   }
 }

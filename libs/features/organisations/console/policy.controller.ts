@@ -1,16 +1,22 @@
 import { Controller, Get, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@web/auth';
-import { ConsoleViewer } from '@web/console';
+import {
+  ConsoleAccess,
+  ConsoleContext,
+  ConsoleExceptionFilter,
+  ConsoleGuard,
+  ConsoleViewer,
+  ConsoleViews,
+  Ctx,
+  featureViews,
+  noticeFor,
+  redirectTo,
+  Viewer,
+} from '@web/console';
 import { OrganisationsService } from '../organisations.service';
 import { policyAccepted } from '@kernel/core';
 import type { Response } from 'express';
-import { ConsoleAccess, ConsoleContext, ConsoleRedirect, Ctx, Viewer } from '@web/console';
-import { ConsoleExceptionFilter } from '@web/console';
-import { ConsoleGuard } from '@web/console';
-import { ConsoleViews } from '@web/console';
-import { featureViews } from '@web/console';
-import { noticeFor } from '@web/console';
 
 const view = featureViews(__dirname);
 
@@ -49,9 +55,9 @@ export class PolicyPageController {
   }
 
   @Post('accept')
-  async accept(@Viewer() viewer: ConsoleViewer): Promise<void> {
+  async accept(@Viewer() viewer: ConsoleViewer, @Res() res: Response): Promise<void> {
     await this.organisations.setPolicy(viewer.organisationId, true);
-    throw new ConsoleRedirect('/console/policy?done=accepted');
+    return redirectTo(res, '/console/policy?done=accepted');
   }
 
   @Get('withdraw')
@@ -71,8 +77,8 @@ export class PolicyPageController {
   }
 
   @Post('withdraw')
-  async withdraw(@Viewer() viewer: ConsoleViewer): Promise<void> {
+  async withdraw(@Viewer() viewer: ConsoleViewer, @Res() res: Response): Promise<void> {
     await this.organisations.setPolicy(viewer.organisationId, false);
-    throw new ConsoleRedirect('/console/policy?done=withdrawn');
+    return redirectTo(res, '/console/policy?done=withdrawn');
   }
 }

@@ -1,9 +1,19 @@
 import { Module } from '@nestjs/common';
-import { ScimDiscoveryController } from './scim-discovery.controller';
+import { useErrorDialect } from '@web/http';
 import { ScimModule } from '../scim.module';
+import { ScimDiscoveryController } from './scim-discovery.controller';
+import { SCIM_ERRORS } from './scim-errors';
 import { ScimGroupsController } from './scim-groups.controller';
 import { ScimUsersController } from './scim-users.controller';
 
-/** SCIM 2.0 under /scim/v2/ (Okta, Microsoft Entra ID). Left out of the OpenAPI description (it is a SCIM service, described by its own discovery endpoints). */
+/**
+ * SCIM 2.0 under /scim/v2/ (Okta, Microsoft Entra ID). Left out of the OpenAPI description (it is a
+ * SCIM service, described by its own discovery endpoints). Composing it makes the web kit answer
+ * errors under /scim/ in RFC 7644's schema (SCIM_ERRORS), before the api listens.
+ */
 @Module({ imports: [ScimModule], controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController] })
-export class ScimHttpModule {}
+export class ScimHttpModule {
+  constructor() {
+    useErrorDialect(SCIM_ERRORS);
+  }
+}

@@ -6,7 +6,7 @@ const base = (baseUrl: string) => `${baseUrl}/scim/v2`;
 
 /**
  * RFC 7643 §5, as this service really is: PATCH yes; filters yes (eq on the attributes listed in
- * the README, joined by and; at most SCIM_MAX_RESULTS per page); no bulk, no sorting (answers are
+ * docs/scim.md, joined by and; at most SCIM_MAX_RESULTS per page); no bulk, no sorting (answers are
  * ordered by id), no ETags, no password changes; the bearer key as the only scheme.
  */
 export function scimServiceProviderConfig(baseUrl: string): ScimJson {

@@ -135,7 +135,7 @@ describe('applyScimPatch on a User', () => {
     expect(out).toEqual(user());
   });
 
-  it('keeps the RFC attributes the platform has no field for (issue 11), in paths and values', () => {
+  it('keeps the RFC attributes the platform has no field for, in paths and values', () => {
     const out = applyScimPatch(
       user(),
       patch({ op: 'Add', path: 'phoneNumbers[type eq "work"].value', value: '+1' }, { op: 'Replace', value: { preferredLanguage: 'en', locale: 'en-US' } }),

@@ -57,7 +57,7 @@ describe('platformName', () => {
 });
 
 describe('emailKeys', () => {
-  it('keys each address by itself and by type, lowercased; no emails: no keys (issue 11: such a user answers no emails)', () => {
+  it('keys each address by itself and by type, lowercased; no emails: no keys (such a user answers no emails)', () => {
     expect(emailKeys([{ value: 'A@B.example', type: 'Work' }, { value: 'c@d.example' }])).toEqual(['*a@b.example', 'work|a@b.example', '*c@d.example']);
     expect(emailKeys(null)).toEqual([]);
   });

@@ -3,18 +3,24 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@web/auth';
 import { DomainError, notFound } from '@kernel/core';
 import { ConnectionEntity, ConnectionsService } from '@features/connections';
-import { ConsoleViewer } from '@web/console';
+import {
+  ConsoleContext,
+  ConsoleExceptionFilter,
+  ConsoleGuard,
+  ConsoleViewer,
+  ConsoleViews,
+  Ctx,
+  featureViews,
+  formText,
+  noticeFor,
+  redirectTo,
+  Viewer,
+} from '@web/console';
 import { DELIVERY_STATES, DeliveryFilter, DeliveryLogService, LoggedDelivery, MAX_BULK_RESEND } from '../delivery-log.service';
 import { WebhookEntity } from '../webhook.entity';
 import { WebhooksService } from '../webhooks.service';
 import { EVENT_NAMES } from '@kernel/events';
 import type { Response } from 'express';
-import { ConsoleContext, ConsoleRedirect, Ctx, Viewer } from '@web/console';
-import { ConsoleExceptionFilter } from '@web/console';
-import { ConsoleGuard } from '@web/console';
-import { ConsoleViews } from '@web/console';
-import { featureViews } from '@web/console';
-import { formText, noticeFor } from '@web/console';
 import { webhookCrumbs } from './webhooks.controller';
 
 const view = featureViews(__dirname);
@@ -90,7 +96,7 @@ export class DeliveriesPageController {
   ): Promise<void> {
     const { conn, hook } = await this.find(viewer, id, wid);
     const base = listPath(conn, hook);
-    if (!canChange(viewer, conn)) throw new ConsoleRedirect(base);
+    if (!canChange(viewer, conn)) return redirectTo(res, base);
     const given = formText(query, 'since', 40);
     const since = parseSince(given);
     if (!since) return this.renderList(res, ctx, viewer, conn, hook, {}, { since: given, sinceError: sinceProblem(given) }, 422);
@@ -127,13 +133,19 @@ export class DeliveriesPageController {
   }
 
   @Post('resend-failed')
-  async bulk(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Param('wid') wid: string, @Body() form: Record<string, unknown>): Promise<void> {
+  async bulk(
+    @Viewer() viewer: ConsoleViewer,
+    @Param('id') id: string,
+    @Param('wid') wid: string,
+    @Body() form: Record<string, unknown>,
+    @Res() res: Response,
+  ): Promise<void> {
     const { conn, hook } = await this.find(viewer, id, wid);
     refuseRevoked(conn);
     const since = parseSince(formText(form, 'since', 40));
     if (!since) throw new DomainError('validation_failed', 'The time to resend from is missing or not a time; open the Deliveries page and choose it again.');
     const resent = await this.log.resendFailedSince(hook.id, since, viewer.organisationId);
-    throw new ConsoleRedirect(`${listPath(conn, hook)}?done=${resent > 0 ? 'bulk-resent' : 'bulk-none'}`);
+    return redirectTo(res, `${listPath(conn, hook)}?done=${resent > 0 ? 'bulk-resent' : 'bulk-none'}`);
   }
 
   @Get(':did')
@@ -175,7 +187,7 @@ export class DeliveriesPageController {
     const { conn, hook } = await this.find(viewer, id, wid);
     const logged = await this.delivery(viewer, hook, did);
     const path = `${listPath(conn, hook)}/${logged.delivery.id}`;
-    if (!canChange(viewer, conn) || !resendable(logged)) throw new ConsoleRedirect(path);
+    if (!canChange(viewer, conn) || !resendable(logged)) return redirectTo(res, path);
     this.views.render(res, ctx, 'confirm', {
       title: 'Resend this delivery?',
       crumbs: [...deliveryCrumbs(conn, hook), { href: path, label: `Delivery ${logged.delivery.id.slice(0, 8)}…` }],
@@ -190,12 +202,18 @@ export class DeliveriesPageController {
   }
 
   @Post(':did/resend')
-  async resend(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Param('wid') wid: string, @Param('did') did: string): Promise<void> {
+  async resend(
+    @Viewer() viewer: ConsoleViewer,
+    @Param('id') id: string,
+    @Param('wid') wid: string,
+    @Param('did') did: string,
+    @Res() res: Response,
+  ): Promise<void> {
     const { conn, hook } = await this.find(viewer, id, wid);
     refuseRevoked(conn);
     const logged = await this.delivery(viewer, hook, did);
     await this.log.resend(logged.delivery.id, viewer.organisationId);
-    throw new ConsoleRedirect(`${listPath(conn, hook)}/${logged.delivery.id}?done=resent`);
+    return redirectTo(res, `${listPath(conn, hook)}/${logged.delivery.id}?done=resent`);
   }
 
   /** The webhook and its connection in one query; when that finds nothing, the two lookups one by one say which is missing. */

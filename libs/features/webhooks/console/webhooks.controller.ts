@@ -3,7 +3,21 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@web/auth';
 import { DomainError } from '@kernel/core';
 import { ConnectionEntity, ConnectionsService } from '@features/connections';
-import { ConsoleViewer } from '@web/console';
+import {
+  ConsoleContext,
+  ConsoleExceptionFilter,
+  ConsoleGuard,
+  ConsoleReveals,
+  ConsoleViewer,
+  ConsoleViews,
+  Ctx,
+  featureViews,
+  formList,
+  formText,
+  noticeFor,
+  redirectTo,
+  Viewer,
+} from '@web/console';
 import { DeliveryLogService } from '../delivery-log.service';
 import { MAX_WEBHOOKS_PER_CONNECTION, WebhooksService } from '../webhooks.service';
 import { TEST_INTERVAL_MS, WebhookTestService } from '../webhook-test.service';
@@ -12,13 +26,6 @@ import { EVENT_SCOPES, SUBSCRIBABLE_EVENTS } from '@kernel/events';
 import { ApiValidationPipe } from '@web/http';
 import type { Response } from 'express';
 import { CreateWebhookDto } from '../http/dto/create-webhook.dto';
-import { ConsoleContext, ConsoleRedirect, Ctx, Viewer } from '@web/console';
-import { ConsoleExceptionFilter } from '@web/console';
-import { ConsoleGuard } from '@web/console';
-import { ConsoleViews } from '@web/console';
-import { featureViews } from '@web/console';
-import { formList, formText, noticeFor } from '@web/console';
-import { ConsoleReveals } from '@web/console';
 
 const view = featureViews(__dirname);
 
@@ -129,7 +136,7 @@ export class WebhooksPageController {
       url: made.webhook.url,
       secret: made.secret,
     });
-    throw new ConsoleRedirect(location);
+    return redirectTo(res, location);
   }
 
   @Post(':wid/test')
@@ -143,7 +150,7 @@ export class WebhooksPageController {
     const conn = await this.changeable(viewer, id);
     try {
       const answer = await this.tests.test({ organisationId: conn.organisationId, connectionId: conn.id }, wid);
-      throw new ConsoleRedirect(`/console/connections/${conn.id}/webhooks?tested=${answer.deliveryId}#test-result`);
+      return redirectTo(res, `/console/connections/${conn.id}/webhooks?tested=${answer.deliveryId}#test-result`);
     } catch (err) {
       if (!(err instanceof DomainError) || err.code !== 'rate_limited') throw err;
       const seconds = Number(err.headers['Retry-After'] ?? TEST_INTERVAL_MS / 1000);
@@ -167,7 +174,7 @@ export class WebhooksPageController {
   ): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
     const hook = await this.webhooks.get(conn.id, wid);
-    if (!viewer.moduleOn) throw new ConsoleRedirect(`/console/connections/${conn.id}/webhooks`);
+    if (!viewer.moduleOn) return redirectTo(res, `/console/connections/${conn.id}/webhooks`);
     this.views.render(res, ctx, 'confirm', {
       title: 'Remove this webhook?',
       crumbs: webhookCrumbs(conn),
@@ -183,10 +190,10 @@ export class WebhooksPageController {
   }
 
   @Post(':wid/remove')
-  async remove(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Param('wid') wid: string): Promise<void> {
+  async remove(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Param('wid') wid: string, @Res() res: Response): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
     await this.webhooks.remove(conn.id, wid);
-    throw new ConsoleRedirect(`/console/connections/${conn.id}/webhooks?done=removed`);
+    return redirectTo(res, `/console/connections/${conn.id}/webhooks?done=removed`);
   }
 
   /** The connection, if webhooks can be added to it and tested (it is not revoked). */

@@ -26,7 +26,7 @@ export const RECOVERY_MAX_PAGES = 20;
  * and polls every second in case a notification was missed. Every replica runs it; row locks
  * (SKIP LOCKED) keep them from relaying one row twice. It also queues resends (notified by the
  * service that made them) and, every 30 seconds, re-queues deliveries whose job was lost. This is
- * the one recovery trigger (a scheduled watchdog job did the same every minute until issue 12): it
+ * the one recovery trigger, not a scheduled job: it
  * runs on Postgres time in every replica, so it does not wait for Redis to hold its schedules
  * again after losing them — which is exactly when jobs are lost.
  */

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { CHANNELS } from './channels';
 
 /**
- * Webhooks, their deliveries and each delivery's attempts (issue 4), and a NOTIFY on new
+ * Webhooks, their deliveries and each delivery's attempts, and a NOTIFY on new
  * outbox rows so the worker's relay wakes at once instead of polling.
  */
 export class Webhooks1763770000000 implements MigrationInterface {

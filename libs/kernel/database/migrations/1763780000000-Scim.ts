@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * SCIM attributes of people and groups (issue 5).
+ * SCIM attributes of people and groups.
  *
  * scim_users: one row per address in an organisation — a member, or an invited address until it
  * joins. Its id is the SCIM User id, so the id a provisioning client stored stays the same when

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Documents sent through the API for translation (issue 6): the original as received and,
+ * Documents sent through the API for translation: the original as received and,
  * once the worker has translated it, the translation in the same format.
  */
 export class Documents1763790000000 implements MigrationInterface {

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Accepting a document no longer needs Redis (issue 11 item 8): the api stores the document with
+ * Accepting a document needs no Redis: the api stores the document with
  * `awaiting_queue` set and notifies; the worker queues what awaits (SKIP LOCKED, several workers)
  * and clears the flag, whenever Redis is reachable.
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Which SCIM groups claim a user (issue 11, item 16). A person is in one group, while Okta and
+ * Which SCIM groups claim a user. A person is in one group, while Okta and
  * Entra may push a user in several: the group that claimed the person first keeps them, a later
  * claim waits here and takes them when the earlier one lets go (see ScimMembership). `id` orders
  * the claims (first come, first served).

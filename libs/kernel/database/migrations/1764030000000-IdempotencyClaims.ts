@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * An Idempotency-Key is claimed by a row before its request runs (issue 12, item 1), instead of
+ * An Idempotency-Key is claimed by a row before its request runs, instead of
  * an advisory lock held by a transaction around the whole request: a request that waits on the
  * network (the test call's POST, the creation's DNS) then holds no pooled connection. A claimed
  * row has no answer yet (`status_code` null), a `claim_token` naming its request, and an

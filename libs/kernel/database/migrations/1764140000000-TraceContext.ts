@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Traces (issue 14, item 7): the W3C trace context (`traceparent`, `tracestate` headers' values)
+ * Traces: the W3C trace context (`traceparent`, `tracestate` headers' values)
  * of the request that made an event travels with it: written into its outbox row in the same
  * transaction, copied by the relay into each delivery, so every attempt of the delivery —
  * first, retried, resent or recovered — continues that trace. Null when tracing is off.

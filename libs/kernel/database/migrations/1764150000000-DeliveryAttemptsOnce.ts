@@ -5,7 +5,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * whose answer was lost): a unique index on what makes it that attempt — the delivery, the series, its
  * number and when it was made — and `ON CONFLICT DO NOTHING` in the record statement. It replaced a
  * `NOT EXISTS` over the whole attempts table, which Postgres was free to plan as a sequential scan
- * joined by hash: 7 ms for a batch of 14 at 22,000 rows, and growing with the log (issue 15). The
+ * joined by hash, a cost that grows with the log. The
  * index also serves everything the one it replaces on (delivery_id, id) served: a delivery's
  * attempts (a handful, sorted by id when read) and the cascade when a delivery is swept.
  * Exact duplicates of one attempt, should a log hold any, are kept once.

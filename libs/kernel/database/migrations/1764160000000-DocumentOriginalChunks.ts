@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Where a large upload's chunks are copied to (issue 15): `COPY document_original_chunks FROM STDIN
+ * Where a large upload's chunks are copied to: `COPY document_original_chunks FROM STDIN
  * (FORMAT binary)` sends each 64 KiB chunk to Postgres as it was read from the spool, with no copy of
  * it in the api (pg's protocol writer copied each bound `lo_put` parameter twice); the view holds no
  * rows, and its INSTEAD OF trigger writes each one into the large object the document's transaction

@@ -2,11 +2,10 @@ import { AppConfig } from '@kernel/config';
 import { Metrics, METRICS } from '@kernel/metrics';
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { DeliveryQueues } from './delivery-queues';
-import { SLOT_KEYS_TTL_MS, WebhookSlots } from './webhook-slots';
+import { DeliveryQueues, SLOT_KEYS_TTL_MS, WebhookSlots } from '@features/webhooks';
 
 /**
- * The per-webhook slot rules (the Lua scripts) against the real Redis on 127.0.0.1:6379. What the
+ * The per-webhook slot rules (the Lua scripts) against the real Redis (REDIS_URL). What the
  * scripts hand back to be queued again is recorded by a queue producer that only writes down its calls.
  */
 describe('WebhookSlots: the per-webhook cap on attempts in flight (Lua, real Redis)', () => {
@@ -31,7 +30,7 @@ describe('WebhookSlots: the per-webhook cap on attempts in flight (Lua, real Red
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   beforeAll(() => {
-    redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
   });
   beforeEach(() => {
     requeued = [];

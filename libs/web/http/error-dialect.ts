@@ -1,0 +1,49 @@
+import type { AppConfig } from '@kernel/config';
+import type { RenderedError } from './error-render';
+
+/**
+ * What a refusal of the web kit's own is about, for interfaces whose error schema says so (SCIM
+ * names `invalidSyntax` and `invalidValue`, and answers 413 for a body over the limit).
+ */
+export type ProblemKind = 'syntax' | 'value' | 'too_large';
+
+/** An error's answer: the status to send, the content type and the body. */
+export interface ErrorAnswer {
+  status: number;
+  type: string;
+  body: string;
+}
+
+/**
+ * An interface served under a path of its own whose errors have their own schema (SCIM 2.0 under
+ * /scim/, RFC 7644's error body). The web kit answers every error the same way wherever it is
+ * raised (the exception filter, the front door's middleware, Node's own refusals): through the
+ * dialect that owns the request's path, or the contract's `{error:{code,message}}` envelope.
+ */
+export interface ErrorDialect {
+  /** Whether a request url (path and query, any letter case) belongs to this interface. */
+  owns(url: string): boolean;
+  /** Media types of JSON bodies this interface takes besides application/json. */
+  readonly jsonMediaTypes: readonly string[];
+  /** Its own rate-limit policy (a key of the configuration's rate limits besides `rest`), and how the 429's message names the interface. */
+  readonly rateLimit: { policy: Exclude<keyof AppConfig['rateLimits'], 'rest'>; label: string };
+  /** The answer to `err`, whose status in the contract's error table is `status`. */
+  answer(err: RenderedError, status: number): ErrorAnswer;
+}
+
+const dialects: ErrorDialect[] = [];
+
+/**
+ * Makes `dialect` answer the errors under its paths. Called once by the module that serves the
+ * interface, while the application is built (before it listens): the same in every process that
+ * composes that module, so no replica differs from another.
+ */
+export function useErrorDialect(dialect: ErrorDialect): void {
+  if (!dialects.includes(dialect)) dialects.push(dialect);
+}
+
+/** The dialect owning `url`, if any. */
+export const dialectOf = (url: string | undefined): ErrorDialect | undefined => (url === undefined ? undefined : dialects.find((d) => d.owns(url)));
+
+/** Whether a body of media type `type` (lowercase, without parameters) is parsed as JSON. */
+export const isJsonMediaType = (type: string): boolean => type === 'application/json' || dialects.some((d) => d.jsonMediaTypes.includes(type));
