@@ -1,7 +1,8 @@
 // Data of the list benchmark (bench/lists.bench.js): the organisation's cases and conversations
 // grown with generate_series, cursors built from known rows, and the plan Postgres chooses for a
-// deep page. (The dedicated database and the tenant come from bench/lib.js.)
+// deep page. (The dedicated database and the tenant come from bench/harness.)
 'use strict';
+const { explainScan } = require('./harness/measure');
 
 /**
  * Grows the organisation to `total` cases (cases `from`..`total`) and one ended conversation per
@@ -53,23 +54,13 @@ async function cursorAfter(db, table, org, rowsBefore) {
 async function explain(db, table, org, cursor, pageSize) {
   const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
   const idType = table === 'cases' ? 'bigint' : 'text';
-  const { rows } = await db.query(
-    `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT * FROM ${table} t WHERE t.organisation_id = $1
+  return explainScan(
+    db,
+    `SELECT * FROM ${table} t WHERE t.organisation_id = $1
        AND (t.created_at, t.id) < (CAST($2 AS timestamptz), CAST($3 AS ${idType}))
      ORDER BY t.created_at DESC, t.id DESC LIMIT ${pageSize + 1}`,
     [org, at, id],
   );
-  const plan = rows[0]['QUERY PLAN'][0];
-  const scan = (node) => (node['Index Cond'] || node.Filter || !node.Plans ? node : scan(node.Plans[0]));
-  const s = scan(plan.Plan);
-  return {
-    execution_ms: plan['Execution Time'],
-    node: s['Node Type'],
-    index: s['Index Name'] ?? null,
-    index_cond: s['Index Cond'] ?? null,
-    filter: s.Filter ?? null,
-    rows_removed_by_filter: s['Rows Removed by Filter'] ?? 0,
-  };
 }
 
 module.exports = { grow, cursorAfter, explain };
