@@ -1,7 +1,7 @@
 // Data of the console benchmark (bench/console.bench.js): a webhook's delivery log grown with
 // generate_series, cursors signed as the api signs them, and the plan Postgres chooses for a deep page.
 'use strict';
-const { built } = require('./harness/built');
+const { signedCursor } = require('./harness/setup');
 const { explainScan } = require('./harness/measure');
 
 /**
@@ -50,12 +50,7 @@ async function rowAfter(db, hook, rowsBefore) {
 }
 
 /** A cursor as the api of `dist` issues it (signed with the installation's cursor secret), after the first `rowsBefore` rows of the log. */
-async function cursorAfter(dist, db, hook, rowsBefore) {
-  const { encodeCursor, CURSOR_SECRET_NAME } = built(dist);
-  const [{ secret }] = (await db.query(`SELECT secret FROM server_secrets WHERE name = $1`, [CURSOR_SECRET_NAME])).rows;
-  const row = await rowAfter(db, hook, rowsBefore);
-  return encodeCursor({ createdAt: new Date(row.created_at), id: row.id.trim() }, secret);
-}
+const cursorAfter = async (dist, db, hook, rowsBefore) => signedCursor(dist, db, await rowAfter(db, hook, rowsBefore));
 
 /** The plan and server time of the deep page's query, written as paginateRows writes it. */
 async function explainDeep(db, hook, rowsBefore, pageSize) {

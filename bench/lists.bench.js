@@ -65,8 +65,8 @@ async function listUrls(db, port, headers, tenant, list, size) {
   const base = `/v1/${list}?limit=${SETTINGS.page_size}`;
   let cursor = null;
   for (let i = 0; i < SETTINGS.follow_pages; i++) cursor = (await getJson(port, `${base}${cursor ? `&cursor=${cursor}` : ''}`, headers)).next_cursor;
-  const middle = await cursorAfter(db, list, tenant.organisationId, Math.floor(size / 2));
-  return { first: base, [PAGES[1]]: `${base}&cursor=${cursor}`, middle: `${base}&cursor=${middle}`, middleCursor: middle };
+  const middle = await cursorAfter(distDir, db, list, tenant.organisationId, Math.floor(size / 2));
+  return { first: base, [PAGES[1]]: `${base}&cursor=${cursor}`, middle: `${base}&cursor=${middle.cursor}`, middleRow: middle.row };
 }
 
 /**
@@ -93,7 +93,7 @@ async function measurePhase(db, port, headers, tenant, size) {
       say(`${size} cases, GET /v1/${list} ${t.page}: p50 ${lists[list][t.page].p50_ms} ms, p99 ${lists[list][t.page].p99_ms} ms`);
     }
     lists[list].middle.rows_before = Math.floor(size / 2);
-    lists[list].middle_plan = await explain(db, list, tenant.organisationId, urls[list].middleCursor, SETTINGS.page_size);
+    lists[list].middle_plan = await explain(db, list, tenant.organisationId, urls[list].middleRow, SETTINGS.page_size);
   }
   return lists;
 }

@@ -69,6 +69,13 @@ function appEnv(s, { dataDir, clean = false } = {}, extra = {}) {
   };
 }
 
+/** A list cursor as the api of `dist` issues it (signed with the installation's cursor secret, read through `db`, a pg client) for the row {created_at, id}. */
+async function signedCursor(dist, db, row) {
+  const { encodeCursor, CURSOR_SECRET_NAME } = require('./built').built(dist);
+  const [{ secret }] = (await db.query(`SELECT secret FROM server_secrets WHERE name = $1`, [CURSOR_SECRET_NAME])).rows;
+  return encodeCursor({ createdAt: new Date(row.created_at), id: String(row.id).trim() }, secret);
+}
+
 /** A self-signed certificate for localhost and `host` under `dir/tls`, made once (as the api's own); as TLS_* settings. */
 async function ensureCert(dir, host = '127.0.0.1') {
   const cert = path.join(dir, 'tls', 'localhost.crt');
@@ -104,4 +111,4 @@ function freePort(host = '127.0.0.1') {
   });
 }
 
-module.exports = { UNLIMITED, appEnv, clearRedisPrefix, databaseServer, databaseUrl, ensureCert, freePort, recreateDatabase, redisUrl, withDb };
+module.exports = { UNLIMITED, appEnv, clearRedisPrefix, databaseServer, databaseUrl, ensureCert, freePort, recreateDatabase, redisUrl, signedCursor, withDb };
