@@ -89,6 +89,34 @@ function check(url, res) {
 }
 
 /**
+ * Runs `session(load)` for each of `cookies` (a session) at once, each on its own keep-alive connection:
+ * `load(n)` loads its n-th page (the targets in a rotating order, each session starting at another) and
+ * checks it, answering the target's index and the answer.
+ */
+function inSessions(port, cookies, targets, session) {
+  return Promise.all(
+    cookies.map(async (cookie, i) => {
+      const agent = h.keepAliveAgent(1);
+      const order = h.rotated(
+        targets.map((_, k) => k),
+        i,
+      );
+      const load = async (n) => {
+        const k = order[n % order.length];
+        const res = await page(port, targets[k].url, cookie, agent);
+        check(targets[k].url, res);
+        return { k, res };
+      };
+      try {
+        await session(load);
+      } finally {
+        agent.destroy();
+      }
+    }),
+  );
+}
+
+/**
  * Each of `cookies` (a session) on its own keep-alive connection calls every target in turn, in a
  * rotating order, for the warm-up rounds (discarded) and then `rounds` measured rounds; the targets
  * are interleaved, so a change of load on the machine weighs on every one alike.
@@ -97,26 +125,15 @@ async function measurePhase(port, cookies, targets, rounds = SETTINGS.rounds, wa
   const times = targets.map(() => []);
   const started = Date.now();
   let requests = 0;
-  await Promise.all(
-    cookies.map(async (cookie, i) => {
-      const agent = h.keepAliveAgent(1);
-      const order = targets.map((_, k) => (k + i) % targets.length);
-      try {
-        for (let round = 0; round < warmup + rounds; round++) {
-          for (const k of order) {
-            const res = await page(port, targets[k].url, cookie, agent);
-            check(targets[k].url, res);
-            if (round >= warmup) {
-              times[k].push(res.ms);
-              requests++;
-            }
-          }
-        }
-      } finally {
-        agent.destroy();
+  await inSessions(port, cookies, targets, async (load) => {
+    for (let n = 0; n < (warmup + rounds) * targets.length; n++) {
+      const { k, res } = await load(n);
+      if (n >= warmup * targets.length) {
+        times[k].push(res.ms);
+        requests++;
       }
-    }),
-  );
+    }
+  });
   const seconds = (Date.now() - started) / 1000;
   return {
     sessions: cookies.length,
@@ -140,28 +157,18 @@ async function measurePaced(port, cookies, targets, seconds = SETTINGS.paced_s, 
   const from = t0 + warmupS * 1000;
   const until = from + seconds * 1000;
   let requests = 0;
-  await Promise.all(
-    cookies.map(async (cookie, i) => {
-      const agent = h.keepAliveAgent(1);
-      const order = targets.map((_, k) => (k + i) % targets.length);
-      try {
-        await sleep(Math.random() * SETTINGS.think_ms);
-        for (let n = 0; Date.now() < until; n++) {
-          const k = order[n % order.length];
-          const sent = Date.now();
-          const res = await page(port, targets[k].url, cookie, agent);
-          check(targets[k].url, res);
-          if (sent >= from && sent < until) {
-            times[k].push(res.ms);
-            requests++;
-          }
-          await sleep(think());
-        }
-      } finally {
-        agent.destroy();
+  await inSessions(port, cookies, targets, async (load) => {
+    await sleep(Math.random() * SETTINGS.think_ms);
+    for (let n = 0; Date.now() < until; n++) {
+      const sent = Date.now();
+      const { k, res } = await load(n);
+      if (sent >= from && sent < until) {
+        times[k].push(res.ms);
+        requests++;
       }
-    }),
-  );
+      await sleep(think());
+    }
+  });
   const pooled = (log) => h.summariseMs(targets.flatMap((t, k) => (t.log === log ? times[k] : [])));
   const logs = [...new Set(targets.map((t) => t.log))];
   return {

@@ -181,7 +181,7 @@ function markdown(r) {
 }
 
 async function main() {
-  say(`compiling the sources into ${path.relative(root, distDir)}…`);
+  say(`compiling the sources into ${path.relative(h.root, distDir)}…`);
   h.buildInto(distDir);
   const load = h.loadBefore(say);
   const tls = await h.ensureCert(work);

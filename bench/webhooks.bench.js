@@ -345,7 +345,7 @@ function summarise(runs, builds) {
 }
 
 async function main() {
-  say(`compiling the sources into ${path.relative(root, distDir)}…`);
+  say(`compiling the sources into ${path.relative(h.root, distDir)}…`);
   h.buildInto(distDir);
   const builds = [];
   for (const b of SETTINGS.other_builds) {

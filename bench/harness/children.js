@@ -176,7 +176,6 @@ function makeTenant(admin, { org, connection = 'bench', key = true, domain }) {
 
 module.exports = {
   admin,
-  exited,
   killAll,
   makeTenant,
   runMain,

@@ -4,7 +4,9 @@
 const net = require('node:net');
 const path = require('node:path');
 const readline = require('node:readline');
-const { sleep, start, startIpc } = require('./children');
+const { spawn } = require('node:child_process');
+const { startIpc, track } = require('./children');
+const { sleep } = require('./load');
 
 const benchDir = path.join(__dirname, '..');
 
@@ -39,10 +41,10 @@ async function waitReceived(receiver, count, timeoutMs) {
 
 /** The translation engine's stand-in (bench/translation-stand-in.js) in its own process: {proc, url}. */
 async function startTranslationStandIn() {
-  const proc = start('engine', [path.join(benchDir, 'translation-stand-in.js')], process.env, { quiet: true });
+  const proc = track(spawn(process.execPath, [path.join(benchDir, 'translation-stand-in.js')], { stdio: ['ignore', 'pipe', 'inherit'] }));
   const port = await new Promise((resolve, reject) => {
     proc.once('error', reject);
-    proc.once('exit', (code) => reject(new Error(`the translation stand-in exited with ${code}:\n${proc.stderrText}`)));
+    proc.once('exit', (code) => reject(new Error(`the translation stand-in exited with ${code}`)));
     readline.createInterface({ input: proc.stdout }).once('line', (line) => resolve(JSON.parse(line).port));
   });
   return { proc, url: `http://127.0.0.1:${port}` };
