@@ -16,6 +16,7 @@
 const { Client } = require('pg');
 const h = require('./harness');
 const { cursorAfter, explainDeep, grow } = require('./console-data');
+const { writeReport } = require('./markdown');
 
 const work = h.workDir('bench-console');
 /** The build to run (default dist/); BENCH_DIST points at a copy when dist/ is being rebuilt meanwhile. */
@@ -192,54 +193,6 @@ async function pagesOf(db, hook, size) {
 
 const find = (phase, log, page) => phase.results.find((r) => r.log === log && r.page === page);
 
-function markdown(report) {
-  const { small, large } = report.sizes;
-  const n = (x) => x.toLocaleString('en');
-  const both = report.phases.both;
-  const paced = report.phases.paced;
-  const alone = report.phases.one_session;
-  const lines = [
-    `Run ${report.date} on ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, commit ${report.commit ?? '?'}; load average (1 min) at the start: ${report.machine.load_average_1m_before}; before the closed loop: ${both.load_average_1m_before} (after: ${both.load_average_1m_after}); before the paced run: ${paced.load_average_1m_before} (after: ${paced.load_average_1m_after}). The machine (2 cores) was shared with other work while this ran${report.machine.load_average_1m_before > 2 ? ': a load average above 2 means other processes were taking CPU from the api, Postgres and the load generator' : ''}.`,
-    `Two webhooks of one connection, with ${n(small)} and ${n(large)} logged deliveries (${n(small + large)} rows in webhook_deliveries, one attempt each where attempted). Their Deliveries pages (HTML, ${SETTINGS.page_size} deliveries with their attempts), each signed-in session on its own HTTPS keep-alive connection calling all eight pages in turn (rotating order); api NODE_ENV=${SETTINGS.api_node_env}, LOG_LEVEL=${SETTINGS.api_log_level}, local Postgres and Redis; load generator on the same machine.`,
-    `"deep" starts ${Math.round(SETTINGS.deep_fraction * 100)}% of the way down the log (a signed cursor built from a known row, as the Older link would carry); the filtered pages are the first page of state=failed (1 in 20) and of event=user.joined (1 in 4).`,
-    '',
-    `**Paced (the targets): ${paced.sessions} sessions used as people use the console**, each loading a page, then pausing ${SETTINGS.think_ms} ms ±${SETTINGS.think_jitter * 100}% (uniform) before the next; ${paced.seconds} s measured after ${SETTINGS.paced_warmup_s} s of warm-up; ${paced.pages_per_s} pages/s offered and served.`,
-    '',
-    `| log | pages measured | p50 ms | p99 ms | max ms |`,
-    '|---|---:|---:|---:|---:|',
-    ...paced.by_log.map((r) => `| ${n(r.log)} (all four pages) | ${r.requests} | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} |`),
-    '',
-    `| page | p50 ms, ${n(small)} | p99 ms, ${n(small)} | p50 ms, ${n(large)} | p99 ms, ${n(large)} | p50 ratio | within ${TARGET_RATIO}× | p99 < ${TARGET_P99_MS} ms | one session alone: p50 ms, ${n(small)} / ${n(large)} |`,
-    '|---|---:|---:|---:|---:|---:|---|---|---|',
-  ];
-  for (const c of report.comparison) {
-    lines.push(
-      `| ${c.page} | ${c.small.p50_ms} | ${c.small.p99_ms} | ${c.large.p50_ms} | ${c.large.p99_ms} | ${c.p50_ratio} | ${c.within_ratio ? 'yes' : '**no**'} | ${c.p99_met ? 'yes' : '**no**'} | ${find(alone, small, c.page).p50_ms} / ${find(alone, large, c.page).p50_ms} |`,
-    );
-  }
-  lines.push(
-    '',
-    `**Closed loop (capacity): ${both.sessions} sessions without think time**, each sending its next request the moment the last answer arrives (${both.sessions} requests always in flight, the machine saturated), ${SETTINGS.rounds} measured rounds after ${SETTINGS.warmup_rounds} warm-up rounds: **${both.pages_per_s} pages/s**. Its latencies are mostly time spent queueing behind the other ${both.sessions - 1} requests, not the page's cost:`,
-    '',
-    `| page | p50 ms, ${n(small)} | p99 ms, ${n(small)} | p50 ms, ${n(large)} | p99 ms, ${n(large)} | p50 ratio |`,
-    '|---|---:|---:|---:|---:|---:|',
-    ...report.comparison.map(
-      (c) =>
-        `| ${c.page} | ${c.closed_loop.small.p50_ms} | ${c.closed_loop.small.p99_ms} | ${c.closed_loop.large.p50_ms} | ${c.closed_loop.large.p99_ms} | ${c.closed_loop.p50_ratio} |`,
-    ),
-  );
-  const before = report.phases.small_log_alone;
-  lines.push(
-    '',
-    `Before the large log existed, the ${n(small)}-delivery pages in the closed loop measured p50 ${PAGES.map((p) => find(before, small, p).p50_ms).join(' / ')} ms (${PAGES.join(' / ')}; load average ${before.load_average_1m_before}).`,
-    `Deep page of the ${n(large)} log in Postgres: ${report.deep_plan.node} on ${report.deep_plan.index} (${report.deep_plan.rows_removed_by_filter} rows removed by filter), ${report.deep_plan.execution_ms} ms. Logs grown in ${report.insert_s.small} s and ${report.insert_s.large} s (generate_series + VACUUM ANALYZE).`,
-    '',
-    `Targets, read on the paced run (first and deep page p50 of the ${n(large)} log within ${TARGET_RATIO}× of the ${n(small)} log's; their p99 under ${TARGET_P99_MS} ms with ${SETTINGS.sessions} concurrent sessions): size **${report.ratio_met ? 'met' : 'not met'}**, p99 **${report.p99_met ? 'met' : 'not met'}**.`,
-    '',
-  );
-  return lines.join('\n');
-}
-
 async function main() {
   const load = h.loadBefore(say);
   h.requireBuilds([distDir], ['api', 'admin', 'DeliveriesPageController']);
@@ -350,9 +303,7 @@ async function main() {
     p99_met: targeted.every((c) => c.p99_met),
   };
   result.target_met = result.ratio_met && result.p99_met;
-  const md = markdown(result);
-  h.writeResults('console', result, md, "The console's Deliveries page as the log grows");
-  process.stdout.write(`\n${md}\n`);
+  process.stdout.write(`\n${writeReport('console', result)}\n`);
 }
 
 h.runMain(main, { tag: 'bench:console', giveUpMinutes: 30 });

@@ -18,6 +18,7 @@ const { Client } = require('pg');
 const os = require('node:os');
 const path = require('node:path');
 const h = require('./harness');
+const { writeReport } = require('./markdown');
 
 const distDir = h.distFrom();
 const code = h.built(distDir);
@@ -50,8 +51,6 @@ const UPLOAD = {
   file: 'bench.txt, text/plain, UTF-8 lines of text',
   memory: 'VmHWM after (peak, reset via /proc/<pid>/clear_refs before) minus VmRSS before, of the api process',
 };
-/** Under 2 MB (2,000,000 bytes) per concurrent upload, in MiB as the figures are. */
-const TARGET_UPLOAD_GROWTH_MIB = 2e6 / 2 ** 20;
 const work = h.workDir('bench');
 const baselineDir = process.env.BENCH_BASELINE_DIST ? h.distFrom('BENCH_BASELINE_DIST') : null;
 const say = h.sayer('bench:documents');
@@ -338,74 +337,7 @@ async function main() {
     results,
     upload,
   };
-  const md = markdown(run);
-  h.writeResults('documents', run, md);
-  say(md);
-}
-
-function markdown(run) {
-  const s = run.settings;
-  return [
-    `Run ${run.at} on ${run.machine}, node ${run.node}, commit ${run.commit}, load average ${run.load_average_before} before, ${run.load_average_between} after the worker part, ${run.load_average_after} at the end.`,
-    '',
-    ...(run.results.length
-      ? [
-          '### Through the worker',
-          '',
-          `${s.documents} documents per worker measure (after ${s.warmup} to warm up), ${s.text_chars} characters in three lines each: one LibreTranslate request (q of three) per document. The adapter alone: warmed up ${s.adapter_warmup_s} s, measured ${s.adapter_measure_s} s. ${s.rounds} rounds per concurrency, the adapter and the worker in turn (the order flipped each round); medians, and the range of the rounds' ratios.`,
-          'Engine: bench/translation-stand-in.js (node:http, its own process). Worker: NODE_ENV=production, LOG_LEVEL=warn, local Postgres and Redis; jobs queued while it was paused, timed from resume to the last document translated.',
-          '',
-          '| concurrency | adapter alone (calls/s) | through the worker (documents/s) | worker / adapter | range over the rounds |',
-          '|---:|---:|---:|---:|---:|',
-          ...run.results.map(
-            (r) =>
-              `| ${r.concurrency} | ${r.adapter_calls_per_second} | ${r.worker_jobs_per_second} | ${r.worker_vs_adapter} | ${r.worker_vs_adapter_range.join('–')} |`,
-          ),
-          '',
-          `The machine's CPU per document (per call for the adapter alone) over each measure, by process (read from /proc; the worker runs in the bench's own process; Postgres and Redis are every process of the local servers), in the round of median ratio. ${run.machine.split(' ×')[0]} cores: a setup that keeps them all busy makes cores ÷ CPU per item, so adapter ÷ worker CPU per item is the ratio the worker would reach if both kept the machine busy — the most it can reach on a machine where all of these share the cores:`,
-          '',
-          ...run.results.map((r) => {
-            const parts = (by) =>
-              Object.entries(by)
-                .filter(([, v]) => v >= 0.001)
-                .map(([k, v]) => `${k} ${v}`)
-                .join(', ');
-            const m = r.machine_cpu_ms;
-            return (
-              `- concurrency ${r.concurrency}: worker **${m.worker.total} ms** per document (${parts(m.worker.by)}), ${m.worker.cores_busy} cores busy; adapter alone **${m.adapter.total} ms** per call (${parts(m.adapter.by)}), ${m.adapter.cores_busy} cores busy; ` +
-              `adapter ÷ worker = **${r.cost_ratio}** (${r.cost_ratio_range.join('–')} over the rounds), beside the ${r.worker_vs_adapter} it made.`
-            );
-          }),
-          '',
-          ...run.results
-            .filter((r) => r.concurrency === 16)
-            .map(
-              (r) =>
-                `Target (the worker ≥ 0.5 of the adapter alone at concurrency 16, median of the rounds): ${r.worker_vs_adapter >= 0.5 ? 'met' : '**not met**'}.`,
-            ),
-          '',
-        ]
-      : []),
-    ...(run.upload
-      ? [
-          "### The api's memory per concurrent 1 MiB upload (`POST /v1/documents`, multipart)",
-          '',
-          `A fresh api process per measure (NODE_ENV=production), warmed up with ${run.upload.settings.warmup_uploads} uploads one at a time, then N uploads at once, each on its own connection; growth = the api's peak RSS during them (VmHWM) minus its RSS just before; ${run.upload.settings.rounds} rounds${run.upload.settings.builds.baseline ? `, the baseline build (${run.upload.settings.builds.baseline}) alternating with the measured one` : ''}. Every upload answered 202 and was stored whole (size and SHA-256 checked).`,
-          '',
-          '| build | N at once | growth (MiB, median) | per upload (MiB, median) | per upload (MiB, worst round) | RSS before (MiB) |',
-          '|---|---:|---:|---:|---:|---:|',
-          ...run.upload.results.map(
-            (r) =>
-              `| ${r.build} | ${r.concurrent_uploads} | ${r.growth_mib_median} | ${r.per_upload_mib_median} | ${r.per_upload_mib_max} | ${r.rss_before_mib_median} |`,
-          ),
-          '',
-          `Target (growth under 2 MB, ${TARGET_UPLOAD_GROWTH_MIB.toFixed(2)} MiB, per concurrent upload, measured build, every N, median): **${
-            run.upload.results.filter((r) => r.build === 'measured').every((r) => r.per_upload_mib_median < TARGET_UPLOAD_GROWTH_MIB) ? 'met' : 'not met'
-          }**.`,
-          '',
-        ]
-      : []),
-  ].join('\n');
+  say(writeReport('documents', run));
 }
 
 // The in-process worker's last handles need not hold the process open once the figures are written.

@@ -13,6 +13,7 @@ const path = require('node:path');
 const Redis = require('ioredis');
 const { Client } = require('pg');
 const h = require('./harness');
+const { writeReport } = require('./markdown');
 
 const { sleep } = h;
 const work = h.workDir('bench');
@@ -158,28 +159,6 @@ async function run({ name, cap, fast, waitS }, ctx) {
   }
 }
 
-function markdown(r) {
-  const s = r.settings;
-  const ok = (b) => (b ? 'met' : '**not met**');
-  const row = (x) =>
-    `| ${x.name} (cap ${x.cap}) | ${x.fast_arrived} of ${x.fast_events} | ${x.fast_latency.p50_ms ?? '–'} | ${x.fast_latency.p99_ms ?? '–'} | ${x.fast_latency.max_ms ?? '–'} | ${x.fast_latency_first_5_s.p99_ms ?? '–'} | ${x.fast_attempt_duration.p50_ms ?? '–'} / ${x.fast_attempt_duration.p99_ms ?? '–'} | ${x.fast_parked_most_sampled} | ${x.hang_max_in_flight} | ${x.hang_requests} | ${x.hang_parked_at_end} |`;
-  return [
-    `- run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}, load average before ${r.machine.load_average_1m_before}`,
-    `- one worker: NODE_ENV=${s.worker_node_env}, LOG_LEVEL=${s.worker_log_level}, WEBHOOK_CONCURRENCY=${s.concurrency}, local Postgres and Redis; two receivers in one process on 127.0.0.1:443: one holds every request ${s.hang_ms / 1000} s (the worker gives up at 10 s), one answers 204 at once; everything on the same machine`,
-    `- each run: ${s.hanging_deliveries} events at once for the hanging receiver; once the relay has made their deliveries (queued), events for the fast one at ${s.fast_rate_per_s}/s; latency is event (\`occurred_at\`, Postgres) → receipt (receiver clock)`,
-    '',
-    '| run | fast deliveries arrived | p50 ms | p99 ms | max ms | p99 ms, events of the first 5 s | fast: attempt p50 / p99 ms | fast: most parked (sampled) | hanging: most in flight | hanging: requests | hanging: parked at the end |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.runs.map(row),
-    '',
-    `Fast receiver's p99 with the cap: **${r.runs[0].fast_latency.p99_ms} ms** (target < ${TARGET.max_fast_p99_ms}: ${ok(r.target_met.fast_p99)}); ` +
-      `the hanging receiver never held more than **${r.runs[0].hang_max_in_flight}** requests (cap ${r.runs[0].cap}); the relay made its ${s.hanging_deliveries} deliveries in ${r.runs[0].hang_backlog_relayed_after_ms} ms, admitting ${r.runs[0].cap} and parking the rest (all parked after ${r.runs[0].hang_backlog_parked_after_ms ?? '?'} ms).`,
-    r.runs[1]
-      ? `Control without a reachable cap: ${r.runs[1].fast_arrived} of ${r.runs[1].fast_events} fast deliveries arrived within ${s.control_wait_s} s of the last event (the hanging receiver held up to ${r.runs[1].hang_max_in_flight} of the worker's ${s.concurrency} slots).`
-      : '',
-  ].join('\n');
-}
-
 async function main() {
   say(`compiling the sources into ${path.relative(h.root, distDir)}…`);
   h.buildInto(distDir);
@@ -217,8 +196,7 @@ async function main() {
       targets: TARGET,
       target_met: { fast_p99: runs[0].fast_arrived === runs[0].fast_events && runs[0].fast_latency.p99_ms < TARGET.max_fast_p99_ms },
     };
-    h.writeResults('fairness', report, `${markdown(report)}\n`);
-    process.stdout.write(`\n${markdown(report)}\n\n`);
+    process.stdout.write(`\n${writeReport('fairness', report)}\n`);
   } finally {
     await h.stop(receiver.proc);
     await h.clearRedisPrefix(redis, SETTINGS.redis_prefix);

@@ -11,6 +11,7 @@ const path = require('node:path');
 const { Client } = require('pg');
 const h = require('./harness');
 const { cursorAfter, explain, grow } = require('./lists-data');
+const { writeReport } = require('./markdown');
 
 const work = h.workDir('bench-lists');
 /** The build to run (default dist/); BENCH_DIST points at a copy when dist/ is being rebuilt meanwhile. */
@@ -98,35 +99,6 @@ async function measurePhase(db, port, headers, tenant, size) {
   return lists;
 }
 
-function markdown(report) {
-  const [small, large] = report.sizes;
-  const lines = [
-    `Run ${report.date} on ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, commit ${report.commit ?? '?'}; load average (1 min) before measuring: ${small.load_average_1m_before} at ${small.cases.toLocaleString('en')}, ${large.load_average_1m_before} at ${large.cases.toLocaleString('en')}.`,
-    `One organisation, one conversation per case; ${SETTINGS.requests} sequential requests per row after ${SETTINGS.warmup} warm-up, the six URLs of a size called in turn, one keep-alive HTTPS connection, limit ${SETTINGS.page_size}; api NODE_ENV=${SETTINGS.api_node_env}, LOG_LEVEL=${SETTINGS.api_log_level}, local Postgres and Redis.`,
-    `"page ${SETTINGS.follow_pages}" follows next_cursor ${SETTINGS.follow_pages} pages deep; "middle" starts at the middle row of the list (cursor built from a known row).`,
-    '',
-    `| list | page | p50 ms at ${small.cases.toLocaleString('en')} | p99 ms at ${small.cases.toLocaleString('en')} | p50 ms at ${large.cases.toLocaleString('en')} | p99 ms at ${large.cases.toLocaleString('en')} | p50 ratio | within ${TARGET_RATIO}× |`,
-    '|---|---|---:|---:|---:|---:|---:|---|',
-  ];
-  for (const c of report.comparison) {
-    lines.push(
-      `| GET /v1/${c.list} | ${c.page} | ${c.small.p50_ms} | ${c.small.p99_ms} | ${c.large.p50_ms} | ${c.large.p99_ms} | ${c.p50_ratio} | ${c.within_target ? 'yes' : '**no**'} |`,
-    );
-  }
-  lines.push('', `Data set up in ${small.insert_s} s and ${large.insert_s} s (insert + VACUUM ANALYZE).`);
-  for (const list of LISTS) {
-    const plans = report.sizes.map((z) => `${z.lists[list].middle_plan.execution_ms} ms at ${z.cases.toLocaleString('en')}`).join(', ');
-    const plan = report.middle_plans[list];
-    lines.push(`Middle page of ${list}: ${plan.node} on ${plan.index} (${plan.rows_removed_by_filter} rows removed by filter); time in Postgres ${plans}.`);
-  }
-  lines.push(
-    '',
-    `Target (p50 at ${large.cases.toLocaleString('en')} within ${TARGET_RATIO}× of p50 at ${small.cases.toLocaleString('en')}, every row): **${report.target_met ? 'met' : 'not met'}**.`,
-    '',
-  );
-  return lines.join('\n');
-}
-
 async function main() {
   const load = h.loadBefore(say);
   h.requireBuilds([distDir], ['admin', 'ApiModule', 'CasesModule']);
@@ -174,9 +146,7 @@ async function main() {
     target: { max_p50_ratio: TARGET_RATIO },
     target_met: comparison.every((c) => c.within_target),
   };
-  const md = markdown(report);
-  h.writeResults('lists', report, md, 'List latency as data grows');
-  process.stdout.write(`\n${md}\n`);
+  process.stdout.write(`\n${writeReport('lists', report)}\n`);
   say(`p50 at ${large.cases} cases within ${TARGET_RATIO}× of p50 at ${small.cases}: ${report.target_met ? 'yes' : 'NO'}`);
 }
 

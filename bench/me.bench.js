@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const h = require('./harness');
+const { writeReport } = require('./markdown');
 const { meTenant, settings, startMeApi, work } = require('./me-api');
 
 const HOST = '127.0.0.1';
@@ -110,32 +111,6 @@ function requestLinesIn(file) {
   return n;
 }
 
-function markdown(report) {
-  const { targets: t, ratios, target_met: met, settings: s, request_lines: lines } = report;
-  const pct = (x) => `${Math.round(x * 100)}%`;
-  const row = (label, r, vsNest, vsNode) =>
-    `| ${label} | ${r.rps} | ${r.latency_ms.p50} | ${r.latency_ms.p99} | ${r.non_2xx} | ${vsNest} | ${vsNode} | ${r.cpu_us_per_request} | ${pct(t.bare_nest.cpu_us_per_request / r.cpu_us_per_request)} |`;
-  return [
-    `- run ${report.date} on ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, commit ${report.commit ?? '?'}, load average before ${report.machine.load_average_1m_before}`,
-    `- ${s.connections} connections, pipelining ${s.pipelining}, HTTPS keep-alive; each target warmed up ${s.warmup_s} s, then ${s.rounds} rounds of ${s.duration_s} s per target, each cut in ${s.slice_s} s slices alternating between the targets in rotating order (one target under load at a time, load generator on the same machine); figures are medians over the rounds`,
-    `- api: NODE_ENV=${s.api_node_env}, AUTH_CACHE_TTL_SECONDS=${s.auth_cache_ttl_s}, local Postgres and Redis, stdout to a file; measured at LOG_LEVEL=${s.api_log_level} (the level operators run: one JSON request line per call) and, beside it, at LOG_LEVEL=${s.api_beside_log_level} (no request lines)`,
-    '',
-    "| target | req/s (median of rounds) | p50 ms | p99 ms | non-2xx | vs bare Nest | vs bare node | CPU µs per request | bare Nest's CPU per request ÷ this one's |",
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    row('bare node:https', t.bare_node, pct(t.bare_node.rps / t.bare_nest.rps), '100%'),
-    row('bare NestJS 11 (express, no guard)', t.bare_nest, '100%', pct(t.bare_nest.rps / t.bare_node.rps)),
-    row(`**api** at ${s.api_log_level} (bearer guard + GET /v1/me + request line)`, t.api, pct(ratios.api_to_bare_nest), pct(ratios.api_to_bare_node)),
-    row(`api at ${s.api_beside_log_level}`, t.api_beside, pct(ratios.api_beside_to_bare_nest), pct(t.api_beside.rps / t.bare_node.rps)),
-    '',
-    `api (${s.api_log_level}) ÷ bare Nest, round by round: ${ratios.api_to_bare_nest_by_round.map(pct).join(', ')}; api (${s.api_beside_log_level}) ÷ bare Nest: ${ratios.api_beside_to_bare_nest_by_round.map(pct).join(', ')}.`,
-    "CPU per request is the server process's own user + system time during its slices (from /proc) over the requests it answered: the load generator and other work on the machine take CPU from whichever target is loaded, so req/s moves with them, while the CPU a request costs the server does not. Bare Nest's CPU per request ÷ a target's is the share of bare Nest's req/s it would reach with a core to itself.",
-    `Request lines in the ${s.api_log_level} api's log for GET /v1/me: ${lines.logged} for ${lines.answered} answers (each one logged: ${lines.logged >= lines.answered ? 'yes' : 'NO'}; lines beyond the answers are requests still in flight when a slice's client stopped, answered and logged but not counted by it).`,
-    '',
-    `Target (api ≥ ${pct(TARGET.min_ratio_to_bare_nest)} of bare Nest req/s and p99 < ${TARGET.max_p99_ms} ms): **${met ? 'met' : 'not met'}**.`,
-    '',
-  ].join('\n');
-}
-
 async function main() {
   const load = h.loadBefore(say);
   h.requireBuilds([dist], ['api', 'admin']);
@@ -186,9 +161,7 @@ async function main() {
     target: TARGET,
     target_met: ratios.api_to_bare_nest >= TARGET.min_ratio_to_bare_nest && apiR.latency_ms.p99 < TARGET.max_p99_ms,
   };
-  const md = markdown(report);
-  h.writeResults('me', report, md, 'GET /v1/me benchmark');
-  process.stdout.write(`\n${md}\n`);
+  process.stdout.write(`\n${writeReport('me', report)}\n`);
 }
 
 h.runMain(main, { tag: 'bench', giveUpMinutes: 5 });

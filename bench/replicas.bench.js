@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const h = require('./harness');
+const { writeReport } = require('./markdown');
 
 const burst = Number(process.env.BENCH_BURST || 5000);
 const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'replicas-bench-')), 'burst.json');
@@ -28,12 +29,4 @@ if (run.status !== 0 || !fs.existsSync(out)) {
 const r = JSON.parse(fs.readFileSync(out, 'utf8'));
 fs.rmSync(path.dirname(out), { recursive: true, force: true });
 const report = { commit: h.gitCommit(), at: new Date().toISOString(), load_average_before: load, machine: h.machine(), ...r };
-const md =
-  `| events | webhooks | deliveries | all delivered after | received before the restart | attempts in flight at the SIGKILL, sent twice |\n` +
-  `|---|---|---|---|---|---|\n` +
-  `| ${r.burst} | ${r.webhooks} | ${r.deliveries} | ${r.seconds.toFixed(1)} s | ${r.receivedBeforeRestart} | ${r.inFlightAtKill} |\n\n` +
-  `Commit ${report.commit}, ${report.at}, load average ${report.load_average_before} before the run, ${report.machine.cpus} cores. ` +
-  `Every other delivery arrived exactly once; "all delivered after" includes BullMQ's lock expiry (up to 30 s) ` +
-  `before the killed worker's in-flight jobs are taken up again.\n`;
-h.writeResults('replicas', report, md, 'Replicas: a burst with a worker killed (bench/replicas.bench.js)');
-process.stdout.write(md);
+process.stdout.write(writeReport('replicas', report));

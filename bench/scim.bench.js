@@ -16,7 +16,8 @@
 'use strict';
 const path = require('node:path');
 const h = require('./harness');
-const { breakdownMarkdown, explainCreate, startMeter, stopMeter } = require('./scim-trace');
+const { writeReport } = require('./markdown');
+const { explainCreate, startMeter, stopMeter } = require('./scim-trace');
 
 const work = h.workDir('bench-scim');
 const distDir = process.env.BENCH_SCIM_DIST ? path.resolve(process.env.BENCH_SCIM_DIST) : path.join(work, 'dist');
@@ -169,29 +170,6 @@ async function atSize(port, headers, domain, users) {
   return size;
 }
 
-function markdown(r) {
-  const fmt = (n) => n.toLocaleString('en');
-  const p = r.provisioning;
-  return [
-    `Run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}, load average before ${r.machine.load_average_1m_before}.`,
-    `api: NODE_ENV=${SETTINGS.api_node_env}, LOG_LEVEL=${SETTINGS.api_log_level}, HTTPS keep-alive, local Postgres and Redis; the load generator on the same machine.`,
-    '',
-    `**Provisioning**: ${fmt(p.users)} users through \`POST /scim/v2/Users\` (Okta's create body, addresses on a verified domain so each is created, with its welcome email sent to a local SMTP sink), ${SETTINGS.provisioning_concurrency} concurrent connections: **${p.users_per_second} users/s** (${p.seconds} s); latency p50 ${p.latency.p50_ms} ms, p99 ${p.latency.p99_ms} ms. Welcome mails: ${r.welcome_mails_after_provisioning.received} of ${r.welcome_mails_after_provisioning.expected} received, the last ${r.welcome_mails_after_provisioning.waited_s} s after the last create.`,
-    '',
-    `| organisation holds | \`userName eq\` lookup p50 ms | p99 ms | mean ms | lookups | first page of the unfiltered list p50 ms | p99 ms |`,
-    '|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.sizes.map(
-      (s) =>
-        `| ${fmt(s.users)} users | ${s.lookup.p50_ms} | ${s.lookup.p99_ms} | ${s.lookup.mean_ms} | ${s.lookup.n} | ${s.first_page.p50_ms} | ${s.first_page.p99_ms} |`,
-    ),
-    '',
-    `Lookups: sequential on one connection, random users (half of them with the address upper-cased), ${SETTINGS.lookup_warmup} warm-up lookups discarded; each answer checked to hold exactly that user. The extra ${fmt(r.total_users - p.users)} users were inserted with SQL (${r.grow.insert_s} s, triggers included), then the tables analysed; the ${fmt(p.users)}-user row is measured right after provisioning, before autovacuum had analysed them (as just after a real import), which is why its unfiltered first page can be slower than the larger one's.`,
-    '',
-    breakdownMarkdown(r.breakdown, SETTINGS.provisioning_concurrency),
-    '',
-  ].join('\n');
-}
-
 async function main() {
   const load = h.loadBefore(say);
   if (process.env.BENCH_SCIM_DIST) say(`using the build in ${distDir}`);
@@ -244,9 +222,7 @@ async function main() {
       sizes,
       breakdown: { concurrent, sequential, explain },
     };
-    const md = markdown(report);
-    h.writeResults('scim', report, md, 'SCIM provisioning and lookups');
-    process.stdout.write(`\n${md}\n`);
+    process.stdout.write(`\n${writeReport('scim', report)}\n`);
   } finally {
     await h.stopAll();
     await smtp.close();
@@ -322,36 +298,19 @@ async function compare(distA, distB) {
       rounds,
       users_per_slice: per,
       concurrency: SETTINGS.provisioning_concurrency,
+      lookups: SETTINGS.lookups,
       builds: summary,
       median_ratio_b_over_a: +h.upperMedian(ratios).toFixed(3),
       ratios: ratios.map((r) => +r.toFixed(3)),
       welcome_mails_received: smtp.received(),
       welcome_mails_after_provisioning: mailDrain,
     };
-    const md = compareMarkdown(report);
-    h.writeResults('scim-compare', report, md, 'SCIM: two builds side by side');
-    process.stdout.write(`\n${md}\n`);
+    process.stdout.write(`\n${writeReport('scim-compare', report)}\n`);
   } finally {
     await h.stopAll();
     await smtp.close();
     agent.destroy();
   }
-}
-
-function compareMarkdown(report) {
-  return [
-    `Run ${report.date}, commit ${report.commit ?? '?'}, load average ${report.machine.load_average_1m_before} before and ${report.machine.load_average_1m_after} after; ${report.rounds} rounds of ${report.users_per_slice} creates per build (${SETTINGS.provisioning_concurrency} connections), order alternating; then ${SETTINGS.lookups} \`userName eq\` lookups per build at ${report.users_per_slice * report.rounds} users, alternating likewise.`,
-    '',
-    '| build | users/s | p50 ms | p99 ms | slices users/s (min–max) | SQL statements per create | server ms | SQL ms | CPU ms per create: api / Postgres / load generator + sink | lookup p50 ms | lookup p99 ms |',
-    '|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|',
-    ...report.builds.map(
-      (b) =>
-        `| ${b.build} (${b.dist}) | ${b.users_per_second} | ${b.latency.p50_ms} | ${b.latency.p99_ms} | ${Math.min(...b.slices_users_per_second)}–${Math.max(...b.slices_users_per_second)} | ${b.sql_statements_per_create} | ${b.server_ms_per_create} | ${b.sql_ms_per_create} | ${b.cpu_ms_per_create.api} / ${b.cpu_ms_per_create.postgres_backends} / ${b.cpu_ms_per_create.load_generator_and_smtp_sink} | ${b.lookup.p50_ms} | ${b.lookup.p99_ms} |`,
-    ),
-    '',
-    `B ÷ A users/s, median over rounds: **${report.median_ratio_b_over_a}** (rounds: ${report.ratios.join(', ')}). Welcome mails: ${report.welcome_mails_after_provisioning.received} of ${report.welcome_mails_after_provisioning.expected} received, the last ${report.welcome_mails_after_provisioning.waited_s} s after the last create.`,
-    '',
-  ].join('\n');
 }
 
 const at = process.argv.indexOf('--compare');

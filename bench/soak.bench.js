@@ -11,6 +11,7 @@
 const { Pool } = require('pg');
 const path = require('node:path');
 const h = require('./harness');
+const { writeReport } = require('./markdown');
 
 const { sleep } = h;
 const work = h.workDir('bench-soak');
@@ -191,6 +192,7 @@ async function main() {
     date: new Date().toISOString(),
     machine: { ...h.machine(), load_average_at_start: load },
     settings: SETTINGS,
+    receiver_host: RECEIVER_HOST,
     per_minute: perMinute,
     totals: {
       calls: totalCalls,
@@ -213,27 +215,7 @@ async function main() {
     rss_flat: judged ? report.rss_growth.api < SETTINGS.max_rss_growth && report.rss_growth.worker < SETTINGS.max_rss_growth : null,
     every_event_once: got.unique === events && got.count === events,
   };
-  const ok = (b) => (b === null ? 'not judged (fewer than 3 minutes)' : b ? 'met' : '**not met**');
-  const md = [
-    `Commit ${report.commit}, ${report.date}; ${report.machine.cpus} × ${report.machine.cpu_model}, Node ${report.machine.node}; load average ${report.machine.load_average_at_start} at the start.`,
-    `api and worker as deployed (NODE_ENV=${SETTINGS.node_env}, LOG_LEVEL=${SETTINGS.log_level}: a request line per call), local Postgres and Redis, receiver on ${RECEIVER_HOST}:443; ${SETTINGS.minutes} minutes of ${Object.entries(
-      SETTINGS.rates_per_s,
-    )
-      .map(([k, v]) => `${v}/s ${k}`)
-      .join(', ')} (events are inserted into the outbox with SQL, as the domain does).`,
-    '',
-    '| minute | calls | errors | p50 ms | p99 ms | max ms | api RSS MiB | worker RSS MiB |',
-    '|---|---|---|---|---|---|---|---|',
-    ...perMinute.map((m) => `| ${m.minute} | ${m.calls} | ${m.errors} | ${m.p50_ms} | ${m.p99_ms} | ${m.max_ms} | ${m.rss_api_mib} | ${m.rss_worker_mib} |`),
-    '',
-    `- error rate ${report.totals.error_rate} (${totalErrors} of ${totalCalls}): ${ok(report.target_met.no_errors)}`,
-    `- p99 last minute / second minute = ${report.p99_ratio_last_to_second} (≤ ${SETTINGS.max_p99_ratio}): ${ok(report.target_met.p99_stable)}`,
-    `- RSS growth after warm-up (second minute to last): api ${(report.rss_growth.api * 100).toFixed(1)}%, worker ${(report.rss_growth.worker * 100).toFixed(1)}% (< ${SETTINGS.max_rss_growth * 100}%): ${ok(report.target_met.rss_flat)}`,
-    `- deliveries: ${events} events, ${got.count} received (${got.unique} distinct), ${delivered} delivered, ${attempts} attempts logged: ${ok(report.target_met.every_event_once)}`,
-    '',
-  ].join('\n');
-  h.writeResults('soak', report, md, 'Soak');
-  say(md);
+  say(writeReport('soak', report));
 }
 
 h.runMain(main, { tag: 'bench:soak', giveUpMinutes: SETTINGS.minutes + 10 });

@@ -11,6 +11,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const h = require('./harness');
+const { writeReport } = require('./markdown');
 
 const distDir = h.distFrom();
 const baselineDir = process.env.BENCH_BASELINE_DIST ? h.distFrom('BENCH_BASELINE_DIST') : null;
@@ -114,28 +115,7 @@ async function main() {
     results,
     target_met: met,
   };
-  const label = {
-    api: '**api** (spawn → `GET /health/ready` 200 over HTTPS)',
-    worker: '**worker** (spawn → `GET /health/ready` 200 on WORKER_HEALTH_PORT)',
-    api_baseline: `api of the baseline build (${report.builds.baseline})`,
-    worker_baseline: `worker of the baseline build (${report.builds.baseline})`,
-    node_itself: '`node -e 0` (node itself)',
-    api_require_only: "api's imports required, main() not run",
-    worker_require_only: "worker's imports required, main() not run",
-  };
-  const md = [
-    `Run ${report.date} on ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, commit ${report.commit}, load average ${report.machine.load_average_1m_before} before, ${report.machine.load_average_1m_after} after.`,
-    `${SETTINGS.rounds} starts of each (after one not counted), in rotating order; NODE_ENV=production, LOG_LEVEL=${SETTINGS.log_level}, migrated database, local Redis; probed every ${SETTINGS.probe_every_ms} ms.`,
-    '',
-    '| process | p50 ms | max ms | min ms |',
-    '|---|---:|---:|---:|',
-    ...order.map((k) => `| ${label[k]} | ${results[k].p50_ms} | ${results[k].max_ms} | ${results[k].min_ms} |`),
-    '',
-    `Target (each ready in under ${TARGET_MS} ms, every start): api **${met.api ? 'met' : 'not met'}**, worker **${met.worker ? 'met' : 'not met'}**.`,
-    '',
-  ].join('\n');
-  h.writeResults('startup', report, md, 'Start-up benchmark');
-  say(md);
+  say(writeReport('startup', report));
 }
 
 h.runMain(main, { tag: 'bench:startup', giveUpMinutes: 15 });

@@ -15,6 +15,7 @@ const path = require('node:path');
 const { Client } = require('pg');
 const { Agent, request } = require('undici');
 const h = require('./harness');
+const { writeReport } = require('./markdown');
 
 const { median, round2, sleep, spread } = h;
 const work = h.workDir('bench');
@@ -244,72 +245,6 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
   }
 }
 
-function markdown(r) {
-  const s = r.settings;
-  const ok = (b) => (b ? 'met' : '**not met**');
-  const [mainRate, ...extraRates] = s.rates_per_s;
-  const lines = [
-    `- run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}; load average (1 min) before each worker run: ${r.runs.map((x) => x.load_average_1m_before).join(', ')}`,
-    `- receiver: node:https on 127.0.0.1:443 in its own process, answering 204; bare loop: ${s.concurrency} POSTs in flight; worker: NODE_ENV=${s.worker_node_env}, LOG_LEVEL=${s.worker_log_level}, WEBHOOK_CONCURRENCY=${s.worker_concurrency}, DATABASE_POOL_SIZE=${s.worker_db_pool}, ` +
-      `WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK=${s.max_in_flight_per_webhook}${s.max_in_flight_per_webhook === 10 ? ' (the default)' : ' (raised from the default 10: the bench has one webhook, and the bare loop keeps as many POSTs in flight)'}, local Postgres and Redis; everything on the same machine, shared with other work`,
-    `- builds: ${r.builds.map((b) => `**${b.name}** (${b.description})`).join(', ')}; ${s.rounds} round(s), each round starting with the next build in turn; each round measures the bare loop first`,
-    '',
-    `| round | build | bare undici /s | worker /s | worker / bare | ${s.rates_per_s.map((x) => `p50 / p99 at ${x}/s (ms)`).join(' | ')} | SQL statements / delivery | Redis commands / delivery | worker CPU ms / delivery | machine CPU ms / delivery (bare loop's / POST) | cores busy (bare loop's) |`,
-    `|---:|---|---:|---:|---:|${s.rates_per_s.map(() => '---:|').join('')}---:|---:|---:|---:|---:|`,
-    ...r.runs.map(
-      (x) =>
-        `| ${x.round} | ${x.build} | ${x.bare_per_second} | ${x.throughput.per_second} | ${Math.round(x.ratio * 100)}% | ${x.latency.map((l) => `${l.p50_ms} / ${l.p99_ms}`).join(' | ')} | ${x.counts.sql_statements.total} | ${x.counts.redis_commands.total} | ${x.counts.worker_cpu_ms ?? '?'} | ${x.machine_cpu_ms?.total ?? '?'} (${x.bare_machine_cpu_ms?.total ?? '?'}) | ${x.machine_cpu_ms?.cores_busy ?? '?'} (${x.bare_machine_cpu_ms?.cores_busy ?? '?'}) |`,
-    ),
-    '',
-  ];
-  for (const b of r.summary) {
-    lines.push(
-      `**${b.build}** (median, range over ${b.rounds} rounds): worker ${b.worker_per_second.median}/s (${b.worker_per_second.range}), ` +
-        `**${Math.round(b.ratio.median * 100)}%** of the bare loop (${b.ratio.range_pct}; target ≥ ${TARGET.min_ratio_to_bare * 100}%: ${ok(b.target_met.ratio)}); ` +
-        `event → receipt at ${mainRate}/s p50 ${b.p50_ms.median} ms, **p99 ${b.p99_ms.median} ms** (${b.p99_ms.range}; target < ${TARGET.max_p99_ms}: ${ok(b.target_met.p99)})` +
-        `${extraRates.length ? `; at ${extraRates.join(', ')}/s p99 ${b.extra_p99_ms.map((e) => `${e.median} ms (${e.range})`).join(', ')}` : ''}; ` +
-        `worker CPU ${b.worker_cpu_ms.median} ms per delivery (${b.worker_cpu_ms.range}).`,
-      '',
-    );
-  }
-  lines.push(
-    `Per delivery during the ${s.deliveries}-delivery phase (the worker's own clients, counted in its process by bench/webhooks-count.js; relay, queue, attempts, slots, BullMQ housekeeping all included; EVALSHA named by script):`,
-    '',
-  );
-  for (const b of r.summary) {
-    const c = b.counts;
-    const fmt = (by) =>
-      Object.entries(by)
-        .map(([k, v]) => `${k.replace(/\|/g, '\\|')} ${v}`)
-        .join('; ');
-    lines.push(
-      `- **${b.build}**: **${c.sql_statements.total} SQL statements** (${fmt(c.sql_statements.by)}), **${c.redis_commands.total} Redis commands** (${fmt(c.redis_commands.by)}); ` +
-        `Redis server calls of all clients, commands inside scripts included: ${c.redis_server_calls_all_clients} (the server is shared with other runs on this machine, so read it as an upper bound)`,
-    );
-  }
-  lines.push(
-    '',
-    `The machine's CPU per delivery during the same phase, by process (read from /proc; Postgres and Redis are every process of the local servers; the bench's part is the events' insert and its polling), and the bare loop's per POST, in the build's median-throughput round. ` +
-      `${r.machine.cpus} cores: a setup that keeps them all busy makes cores ÷ CPU per delivery; the worker / bare loop ratio of CPU per delivery is therefore the ratio the worker would reach if both kept the machine busy — the most it can reach on a machine where all of these share the cores:`,
-    '',
-  );
-  const parts = (by) =>
-    Object.entries(by)
-      .filter(([, v]) => v >= 0.001)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ');
-  for (const b of r.summary) {
-    if (!b.machine_cpu_ms) continue;
-    const m = b.machine_cpu_ms;
-    lines.push(
-      `- **${b.build}**: worker path **${m.worker.total} ms** per delivery (${parts(m.worker.by)}), ${m.worker.cores_busy} cores busy; bare loop **${m.bare.total} ms** per POST (${parts(m.bare.by)}), ${m.bare.cores_busy} cores busy; ` +
-        `bare ÷ worker = **${Math.round(b.cost_ratio.median * 100)}%** (${b.cost_ratio.range_pct} over the rounds): the worker's ceiling against the bare loop on this machine, beside the ${Math.round(b.ratio.median * 100)}% it made.`,
-    );
-  }
-  lines.push('', `Logged: ${r.checks.attempts_logged} attempts and ${r.checks.delivered} delivered deliveries for ${r.checks.expected} events.`);
-  return lines.join('\n');
-}
-
 /** Each build's median and range over its rounds; counts from its median-throughput round. */
 function summarise(runs, builds) {
   return builds.map((b) => {
@@ -427,8 +362,7 @@ async function main() {
       checks: { expected, delivered: counts.delivered, attempts_logged: counts.attempts },
       targets: TARGET,
     };
-    h.writeResults('webhooks', report, `${markdown(report)}\n`);
-    process.stdout.write(`\n${markdown(report)}\n\n`);
+    process.stdout.write(`\n${writeReport('webhooks', report)}\n`);
   } finally {
     await h.stop(receiver.proc);
     await db.query(

@@ -10,7 +10,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const keepAliveAgent = (maxSockets) => new https.Agent({ keepAlive: true, maxSockets, rejectUnauthorized: false, servername: 'localhost' });
 
 /**
- * One request to `host`:`port` (127.0.0.1; HTTPS with the api's self-signed certificate accepted,
+ * One request to `host`:`port` (127.0.0.1, or another loopback address; HTTPS with the api's self-signed certificate accepted,
  * plain HTTP if `tls` is false), through `agent` if given (false: a connection of its own). The body:
  * `json` (sent as `contentType`), `form` (URL-encoded) or `body` (a Buffer sent as `contentType`).
  * Answers {status, headers, body (a Buffer), ms}, ms from before the request to the end of the
@@ -30,6 +30,7 @@ function request({
   tls = true,
   timeout = 10000,
 }) {
+  if (!/^127\./.test(host)) return Promise.reject(new Error(`${host} is not a loopback address: the benches load this machine only`));
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     let payload = body;
