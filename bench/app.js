@@ -25,7 +25,7 @@ async function worker() {
   const { NestFactory } = require('@nestjs/core');
   const { Logger } = require('nestjs-pino');
   class BenchWorker {}
-  Module({ imports: [code.WorkerModule.forRoot(), code.WebhooksDomainModule, code.WebhooksWorkerModule] })(BenchWorker);
+  Module({ imports: [code.WorkerModule.forRoot(), code.WebhooksModule, code.WebhooksWorkerModule] })(BenchWorker);
   const app = await NestFactory.createApplicationContext(BenchWorker, { bufferLogs: true });
   app.useLogger(app.get(Logger));
   code.installGracefulShutdown(app, app.get(Logger), 25_000, 'worker');

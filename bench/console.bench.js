@@ -195,7 +195,7 @@ const find = (phase, log, page) => phase.results.find((r) => r.log === log && r.
 
 async function main() {
   const load = h.loadBefore(say);
-  h.requireBuilds([distDir], ['api', 'admin', 'DeliveriesPageController']);
+  h.requireBuilds([distDir], ['api', 'admin', 'WebhooksConsoleModule']);
   const [small, large] = SETTINGS.sizes;
   await h.recreateDatabase(SETTINGS.database_url);
   const port = await h.freePort();

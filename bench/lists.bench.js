@@ -101,7 +101,7 @@ async function measurePhase(db, port, headers, tenant, size) {
 
 async function main() {
   const load = h.loadBefore(say);
-  h.requireBuilds([distDir], ['admin', 'ApiModule', 'CasesModule']);
+  h.requireBuilds([distDir], ['admin', 'ApiModule', 'CasesHttpModule']);
   await h.recreateDatabase(SETTINGS.database_url);
   const admin = (args) => h.admin(args, { dist: distDir, env: env(), timeout: 120000 });
   const tenant = h.makeTenant(admin, { org: 'bench lists', connection: 'bench lists' });

@@ -9,31 +9,29 @@ const { root } = require('./paths');
 
 /** Each name a bench takes from a build → the module, relative to the dist directory, that exports it. */
 const SYMBOLS = {
-  // configuration, database, queues, logging
-  AppConfig: 'libs/config/src',
-  dataSourceOptions: 'libs/database/src',
-  QUEUES: 'libs/queue/src',
-  TRANSLATION_JOBS: 'libs/queue/src',
-  bullConnection: 'libs/queue/src',
-  bullPrefix: 'libs/queue/src',
-  installGracefulShutdown: 'libs/logging/src',
-  // cursors signed as the api signs them
-  encodeCursor: 'libs/core/src',
-  CURSOR_SECRET_NAME: 'libs/core/src',
-  // domain
-  Mailer: 'libs/domain/src/mail/mailer',
-  WebhooksDomainModule: 'libs/domain/src/webhooks',
-  LibreTranslateEngine: 'libs/domain/src/documents',
-  TranslationQueue: 'libs/domain/src/documents',
-  // the api
+  // the kernel: configuration, database, queues, logging, cursors signed as the api signs them, mail
+  AppConfig: 'libs/kernel/config',
+  dataSourceOptions: 'libs/kernel/database',
+  QUEUES: 'libs/kernel/queue',
+  TRANSLATION_JOBS: 'libs/kernel/queue',
+  bullConnection: 'libs/kernel/queue',
+  bullPrefix: 'libs/kernel/queue',
+  installGracefulShutdown: 'libs/kernel/logging',
+  encodeCursor: 'libs/kernel/core',
+  CURSOR_SECRET_NAME: 'libs/kernel/core',
+  Mailer: 'libs/kernel/mail',
+  // features, through their doors
+  WebhooksModule: 'libs/features/webhooks',
+  WebhooksWorkerModule: 'libs/features/webhooks',
+  WebhooksConsoleModule: 'libs/features/webhooks',
+  CasesHttpModule: 'libs/features/cases',
+  LibreTranslateEngine: 'libs/features/documents',
+  TranslationQueue: 'libs/features/documents',
+  TranslationProcessor: 'libs/features/documents',
+  // the apps' composition roots
   ApiModule: 'apps/api/src/api.module',
   createApiApp: 'apps/api/src/bootstrap',
-  CasesModule: 'apps/api/src/cases/cases.module',
-  DeliveriesPageController: 'apps/api/src/console/deliveries.controller',
-  // the worker
   WorkerModule: 'apps/worker/src/worker.module',
-  WebhooksWorkerModule: 'apps/worker/src/webhooks/webhooks-worker.module',
-  TranslationProcessor: 'apps/worker/src/processors/translation.processor',
 };
 
 /** The apps' entry points, started as processes. */
