@@ -1,46 +1,34 @@
 #!/usr/bin/env node
 // Two parts, in one run (BENCH_DOCS_PARTS, default "worker,upload"):
-//
-// worker: translation throughput: documents translated per second through the worker (BullMQ job →
-// claim in Postgres → format handler → LibreTranslate adapter over HTTP → translation stored
-// with its document.translated outbox row in one transaction), beside the LibreTranslate adapter
-// called directly in a loop, against the same local engine stand-in (bench/translation-stand-in.js,
-// its own process), at the same concurrency, in one run. Loopback only; a dedicated database it
-// drops and recreates; it stops by itself and kills its child on the way out. See bench/README.md.
-//
-// upload: the api's memory for POST /v1/documents of a 1 MiB file (multipart): an api process of
-// its own per measure (NODE_ENV=production, started, warmed up with a few uploads one at a time),
-// then N uploads at once (N = 1, 8, 32), each on its own HTTPS connection; the growth of the api's
-// resident memory is read from outside (/proc/<pid>/status: VmHWM, the peak, reset through
-// /proc/<pid>/clear_refs just before, minus VmRSS just before), divided by N. Every upload must be
-// answered 202 and stored whole (size and SHA-256 checked in Postgres). With BENCH_BASELINE_DIST set,
-// that build's api is measured in the same rounds, alternating.
-//
+// - worker: documents translated per second through the worker (BullMQ job → claim in Postgres →
+//   format handler → LibreTranslate adapter over HTTP → translation stored with its
+//   document.translated outbox row), beside the LibreTranslate adapter called directly in a loop,
+//   against the same local engine stand-in (bench/translation-stand-in.js) at the same concurrency,
+//   in alternating rounds; with the machine's CPU per document and per call by process (/proc). The
+//   worker runs in this process: the jobs are queued while it is paused, then timed from resume to
+//   the last document translated.
+// - upload: the api's memory for POST /v1/documents of a 1 MiB file (multipart): a fresh api process
+//   per measure, warmed up with a few uploads one at a time, then N uploads at once (N = 1, 8, 32),
+//   each on its own HTTPS connection; its peak resident memory during them (VmHWM, reset just
+//   before) minus its RSS just before, divided by N. Every upload must be answered 202 and stored
+//   whole (size and SHA-256 checked). With BENCH_BASELINE_DIST, that build's api in the same rounds.
 //   npm run build && node bench/documents.bench.js
-//
-// Env: BENCH_DIST (the build to run, default dist/), BENCH_BASELINE_DIST (upload part: another build to
-// measure beside it), BENCH_UPLOAD_CONCURRENCY (default "1,8,32"), BENCH_UPLOAD_ROUNDS (default 7: a lone upload's peak depends on whether a scavenge comes during it, so it varies from round to round), BENCH_UPLOAD_BYTES (default 1 MiB), BENCH_DOCS_COUNT (documents per measure,
-// default 2000), BENCH_DOCS_CONCURRENCY (comma-separated, default "4,16"; 4 is TRANSLATION_CONCURRENCY's
-// default), BENCH_DATABASE_SERVER_URL, BENCH_REDIS_URL.
 'use strict';
-const lib = require('./lib');
-const { spawn } = require('node:child_process');
-const fs = require('node:fs');
+const { Client } = require('pg');
 const os = require('node:os');
 const path = require('node:path');
-const readline = require('node:readline');
-const { Client } = require('pg');
+const h = require('./harness');
+const { writeReport } = require('./markdown');
 
-const { root, withDb } = lib;
-const distDir = path.resolve(root, process.env.BENCH_DIST || 'dist');
+const distDir = h.distFrom();
+const code = h.built(distDir);
 const DB_NAME = 'integrations_bench_documents';
-const server = process.env.BENCH_DATABASE_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 /** What one document holds: three short lines, so one engine request per document (q of three). */
 const TEXT = 'Your appointment is confirmed for Monday at ten.\nPlease bring your passport and the letter.\nCall us if you cannot come.';
 const SETTINGS = {
   documents: Number(process.env.BENCH_DOCS_COUNT || 6000),
   warmup: Number(process.env.BENCH_DOCS_WARMUP || 1000),
-  /** The adapter alone: warmed up this long, then measured this long, in each round (a count of calls made it a fraction of a second: the figure swung 4,000–20,000/s run to run). */
+  /** The adapter alone: warmed up this long, then measured this long, in each round. */
   adapter_warmup_s: Number(process.env.BENCH_ADAPTER_WARMUP || 2),
   adapter_measure_s: Number(process.env.BENCH_ADAPTER_SECONDS || 5),
   /** Per concurrency: the adapter alone and the worker in turn, this many times; medians reported. */
@@ -48,8 +36,8 @@ const SETTINGS = {
   concurrencies: (process.env.BENCH_DOCS_CONCURRENCY || '4,16').split(',').map(Number),
   text_chars: TEXT.length,
   engine_requests_per_document: 1,
-  database_url: withDb(server, DB_NAME),
-  redis_url: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
+  database_url: h.databaseUrl(DB_NAME),
+  redis_url: h.redisUrl(),
   redis_prefix: 'iabenchdocs',
   node_env: 'production',
   log_level: 'warn',
@@ -63,48 +51,11 @@ const UPLOAD = {
   file: 'bench.txt, text/plain, UTF-8 lines of text',
   memory: 'VmHWM after (peak, reset via /proc/<pid>/clear_refs before) minus VmRSS before, of the api process',
 };
-/** Issue 15: under 2 MB (2,000,000 bytes) per concurrent upload, in MiB as the figures are. */
-const TARGET_UPLOAD_GROWTH_MIB = 2e6 / 2 ** 20;
-const HOST = '127.0.0.1';
-const work = path.join(root, '.data', 'bench');
-const baselineDir = process.env.BENCH_BASELINE_DIST ? path.resolve(root, process.env.BENCH_BASELINE_DIST) : null;
-const say = (msg) => process.stdout.write(`[bench:documents] ${msg}\n`);
-const req = (rel) => require(path.join(distDir, rel));
-let standIn;
-
-function startStandIn() {
-  return new Promise((resolve, reject) => {
-    standIn = lib.track(spawn(process.execPath, [path.join(__dirname, 'translation-stand-in.js')], { stdio: ['ignore', 'pipe', 'inherit'] }));
-    standIn.once('error', reject);
-    readline.createInterface({ input: standIn.stdout }).once('line', (line) => resolve(JSON.parse(line).port));
-  });
-}
-
-/** `fn` kept `concurrency` times in flight for `seconds`; calls per second. */
-async function loopFor(seconds, concurrency, fn) {
-  let calls = 0;
-  const started = process.hrtime.bigint();
-  const until = started + BigInt(Math.round(seconds * 1e9));
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (process.hrtime.bigint() < until) {
-        await fn();
-        calls++;
-      }
-    }),
-  );
-  const took = Number(process.hrtime.bigint() - started) / 1e9;
-  return { per_second: calls / took, seconds: took, calls };
-}
+const work = h.workDir('bench');
+const baselineDir = process.env.BENCH_BASELINE_DIST ? h.distFrom('BENCH_BASELINE_DIST') : null;
+const say = h.sayer('bench:documents');
 
 // ---- upload: the api's memory per concurrent 1 MiB upload ----
-
-/** kB figures of /proc/<pid>/status. */
-function procStatus(pid) {
-  const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1]);
-  return { rss_kb: kb('VmRSS'), hwm_kb: kb('VmHWM') };
-}
 
 /** A multipart/form-data body: the three fields, then `file` as bench.txt. */
 function multipartBody(caseId, file) {
@@ -126,72 +77,37 @@ function uploadFile() {
 }
 
 /** POST /v1/documents with `upload` on a connection of its own; answers the document id (fails unless 202). */
-function postUpload(port, key, upload) {
-  return new Promise((resolve, reject) => {
-    const req = require('node:https').request(
-      {
-        host: HOST,
-        port,
-        method: 'POST',
-        path: '/v1/documents',
-        agent: false,
-        timeout: 60_000,
-        rejectUnauthorized: false,
-        servername: 'localhost',
-        headers: { authorization: `Bearer ${key}`, 'content-type': upload.contentType, 'content-length': upload.body.length },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks).toString();
-          if (res.statusCode !== 202) return reject(new Error(`POST /v1/documents answered ${res.statusCode}: ${body.slice(0, 500)}`));
-          resolve(JSON.parse(body).data.id);
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout on POST /v1/documents')));
-    req.on('error', reject);
-    req.end(upload.body);
+async function postUpload(port, key, upload) {
+  const res = await h.request({
+    port,
+    method: 'POST',
+    path: '/v1/documents',
+    agent: false,
+    timeout: 60_000,
+    headers: { authorization: `Bearer ${key}` },
+    body: upload.body,
+    contentType: upload.contentType,
   });
+  const body = res.body.toString();
+  if (res.status !== 202) throw new Error(`POST /v1/documents answered ${res.status}: ${body.slice(0, 500)}`);
+  return JSON.parse(body).data.id;
 }
 
-async function measureUploads(db, baseEnv) {
+async function measureUploads(db, engineEnv) {
   const { createHash } = require('node:crypto');
-  const tls = await lib.ensureCert(work, HOST);
-  const apiEnv = (extra) => ({
-    PATH: process.env.PATH,
-    NODE_ENV: SETTINGS.node_env,
-    LOG_LEVEL: SETTINGS.log_level,
-    HOST,
-    DATA_DIR: work,
-    DATABASE_URL: SETTINGS.database_url,
-    REDIS_URL: SETTINGS.redis_url,
-    REDIS_PREFIX: SETTINGS.redis_prefix,
-    METRICS_PORT: '0',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RATE_LIMIT_BURST: '10000000',
-    ...baseEnv,
-    ...tls,
-    ...extra,
-  });
-  const tenant = lib.makeTenant((args) => lib.admin(args, { dist: distDir, env: apiEnv({}) }), { org: `Bench uploads ${new Date().toISOString()}` });
+  const tls = await h.ensureCert(work);
+  const apiEnv = h.appEnv(SETTINGS, { dataDir: work, clean: true }, { METRICS_PORT: '0', ...h.UNLIMITED, ...engineEnv, ...tls });
+  const tenant = h.makeTenant((args) => h.admin(args, { dist: distDir, env: apiEnv }), { org: `Bench uploads ${new Date().toISOString()}` });
   const file = uploadFile();
   const fileSha = createHash('sha256').update(file).digest('hex');
   const builds = [{ name: 'measured', dir: distDir }, ...(baselineDir ? [{ name: 'baseline', dir: baselineDir }] : [])];
   const samples = []; // {build, n, round, growth_kb, rss_before_kb, peak_kb}
   let caseId;
   const measure = async (build, n, round) => {
-    const port = await lib.freePort(HOST);
-    const api = lib.start(`api:${build.name}`, [path.join(build.dir, 'apps/api/src/main.js')], apiEnv({ PORT: String(port) }));
+    const { proc: api, port } = await h.startApi(`api:${build.name}`, { dist: build.dir, env: apiEnv });
     try {
-      await lib.waitReady(
-        'api',
-        api,
-        async () => (await lib.request({ port, path: '/health/ready', timeout: 2000 }).catch(() => ({ status: 0 }))).status === 200,
-      );
       if (!caseId) {
-        const res = await lib.request({
+        const res = await h.request({
           port,
           method: 'POST',
           path: '/v1/cases',
@@ -204,11 +120,11 @@ async function measureUploads(db, baseEnv) {
       const upload = multipartBody(caseId, file);
       const ids = [];
       for (let i = 0; i < UPLOAD.warmup_uploads; i++) ids.push(await postUpload(port, tenant.key, upload));
-      await lib.sleep(500);
-      const before = procStatus(api.pid);
-      fs.writeFileSync(`/proc/${api.pid}/clear_refs`, '5'); // resets VmHWM to the current RSS
+      await h.sleep(500);
+      const before = h.memoryKb(api.pid);
+      h.resetPeakMemory(api.pid);
       ids.push(...(await Promise.all(Array.from({ length: n }, () => postUpload(port, tenant.key, upload)))));
-      const after = procStatus(api.pid);
+      const after = h.memoryKb(api.pid);
       const growth = Math.max(0, after.hwm_kb - before.rss_kb);
       samples.push({ build: build.name, n, round, rss_before_kb: before.rss_kb, peak_kb: after.hwm_kb, growth_kb: growth });
       const stored = (
@@ -222,20 +138,15 @@ async function measureUploads(db, baseEnv) {
         `upload ${build.name} round ${round} N=${n}: RSS ${Math.round(before.rss_kb / 1024)} MiB before, peak ${Math.round(after.hwm_kb / 1024)} MiB: ${(growth / 1024 / n).toFixed(2)} MiB per upload`,
       );
     } finally {
-      await lib.stop(api);
+      await h.stop(api);
     }
   };
   for (let round = 1; round <= UPLOAD.rounds; round++) {
     for (const n of UPLOAD.concurrencies) {
-      const order = round % 2 ? builds : [...builds].reverse();
-      for (const build of order) await measure(build, n, round);
+      for (const build of h.alternated(builds, round)) await measure(build, n, round);
     }
   }
-  const median = (xs) =>
-    lib.quantile(
-      [...xs].sort((a, b) => a - b),
-      0.5,
-    );
+  const median = h.lowerMedian;
   const results = [];
   for (const build of builds) {
     for (const n of UPLOAD.concurrencies) {
@@ -252,7 +163,7 @@ async function measureUploads(db, baseEnv) {
     }
   }
   return {
-    settings: { ...UPLOAD, builds: Object.fromEntries(builds.map((b) => [b.name, b.dir.startsWith(root) ? path.relative(root, b.dir) || '.' : b.dir])) },
+    settings: { ...UPLOAD, builds: Object.fromEntries(builds.map((b) => [b.name, b.dir.startsWith(h.root) ? path.relative(h.root, b.dir) || '.' : b.dir])) },
     samples,
     results,
   };
@@ -260,14 +171,11 @@ async function measureUploads(db, baseEnv) {
 
 // ---- worker: documents per second through the worker beside the adapter alone ----
 
-async function measureWorker(db, env, engineUrl, org, caseId) {
+async function measureWorker(db, env, engine, org, caseId) {
   require('reflect-metadata');
   const { Module } = require('@nestjs/common');
   const { NestFactory } = require('@nestjs/core');
-  const { WorkerModule } = req('apps/worker/src/worker.module');
-  const { TranslationProcessor } = req('apps/worker/src/processors/translation.processor');
-  const { LibreTranslateEngine, TranslationQueue } = req('libs/domain/src/documents');
-  const { TRANSLATION_JOBS } = req('libs/queue/src');
+  const { WorkerModule, TranslationProcessor, LibreTranslateEngine, TranslationQueue, TRANSLATION_JOBS } = code;
   const insertDocuments = async (n) =>
     (
       await db.query(
@@ -277,17 +185,17 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
       )
     ).rows.map((r) => ({ id: String(r.id), createdAt: r.created_at }));
 
-  const adapter = new LibreTranslateEngine({ url: engineUrl });
+  const adapter = new LibreTranslateEngine({ url: engine.url });
   const lines = TEXT.split('\n');
   const results = [];
   for (const concurrency of SETTINGS.concurrencies) {
     // The adapter alone: what the engine and HTTP allow at this concurrency (measured in each round below, beside the worker).
-    const cpuParts = { bench: 'self', engine: standIn.pid };
+    const cpuParts = { bench: 'self', engine: engine.proc.pid };
     const alone = async () => {
-      await loopFor(SETTINGS.adapter_warmup_s, concurrency, () => adapter.translate(lines, { source: 'en', target: 'es' }));
-      const cpuBefore = lib.machineCpu(cpuParts);
-      const measured = await loopFor(SETTINGS.adapter_measure_s, concurrency, () => adapter.translate(lines, { source: 'en', target: 'es' }));
-      return { ...measured, machine_cpu_ms: lib.cpuPerItem(cpuBefore, lib.machineCpu(cpuParts), measured.calls, measured.seconds) };
+      await h.loopFor(SETTINGS.adapter_warmup_s, concurrency, () => adapter.translate(lines, { source: 'en', target: 'es' }));
+      const cpuBefore = h.machineCpu(cpuParts);
+      const measured = await h.loopFor(SETTINGS.adapter_measure_s, concurrency, () => adapter.translate(lines, { source: 'en', target: 'es' }));
+      return { ...measured, machine_cpu_ms: h.cpuPerItem(cpuBefore, h.machineCpu(cpuParts), measured.calls, measured.seconds) };
     };
 
     // The worker: documents already in Postgres, jobs queued while the worker is paused, then let go.
@@ -316,12 +224,12 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
       worker.on('failed', count);
       await worker.pause(true);
       for (const doc of docs) await queue.enqueue(doc);
-      const cpuBefore = lib.machineCpu(cpuParts);
+      const cpuBefore = h.machineCpu(cpuParts);
       const started = process.hrtime.bigint();
       await worker.resume();
       await allDone;
       // The machine's CPU over the measure, by process: the worker runs in this one (`bench`).
-      const cpuAfter = lib.machineCpu(cpuParts);
+      const cpuAfter = h.machineCpu(cpuParts);
       worker.off('completed', count);
       worker.off('failed', count);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -333,7 +241,7 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
         await db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE event = 'document.translated' AND data->>'document_id' = ANY($1::text[])`, [ids])
       ).rows[0].n;
       if (events !== n) throw new Error(`${events} document.translated events for ${n} documents`);
-      return { per_second: n / seconds, seconds, machine_cpu_ms: lib.cpuPerItem(cpuBefore, cpuAfter, n, seconds) };
+      return { per_second: n / seconds, seconds, machine_cpu_ms: h.cpuPerItem(cpuBefore, cpuAfter, n, seconds) };
     };
     await through(SETTINGS.warmup);
     const rounds = [];
@@ -355,16 +263,15 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
       );
     }
     await ctx.close();
-    const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const midRound = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
     results.push({
       concurrency,
-      cost_ratio: Math.round(med(rounds.map((r) => r.cost_ratio)) * 100) / 100,
+      cost_ratio: Math.round(h.upperMedian(rounds.map((r) => r.cost_ratio)) * 100) / 100,
       cost_ratio_range: [Math.min(...rounds.map((r) => r.cost_ratio)), Math.max(...rounds.map((r) => r.cost_ratio))].map((x) => Math.round(x * 100) / 100),
       machine_cpu_ms: { adapter: midRound.adapter_machine_cpu_ms, worker: midRound.worker_machine_cpu_ms },
-      adapter_calls_per_second: Math.round(med(rounds.map((r) => r.adapter))),
-      worker_jobs_per_second: Math.round(med(rounds.map((r) => r.worker))),
-      worker_vs_adapter: Math.round(med(rounds.map((r) => r.ratio)) * 100) / 100,
+      adapter_calls_per_second: Math.round(h.upperMedian(rounds.map((r) => r.adapter))),
+      worker_jobs_per_second: Math.round(h.upperMedian(rounds.map((r) => r.worker))),
+      worker_vs_adapter: Math.round(h.upperMedian(rounds.map((r) => r.ratio)) * 100) / 100,
       worker_vs_adapter_range: [Math.min(...rounds.map((r) => r.ratio)), Math.max(...rounds.map((r) => r.ratio))].map((x) => Math.round(x * 100) / 100),
       rounds,
     });
@@ -373,21 +280,15 @@ async function measureWorker(db, env, engineUrl, org, caseId) {
 }
 
 async function main() {
-  for (const dir of [distDir, baselineDir].filter(Boolean)) {
-    for (const rel of ['apps/worker/src/worker.module.js', 'apps/api/src/main.js']) {
-      if (!fs.existsSync(path.join(dir, rel))) throw new Error(`${path.join(dir, rel)} is missing: run npm run build first (or point BENCH_DIST at a build)`);
-    }
-  }
+  h.requireBuilds([distDir, baselineDir], ['WorkerModule', 'api']);
   require('reflect-metadata');
   const { DataSource } = require('typeorm');
-  const { AppConfig } = req('libs/config/src');
-  const { dataSourceOptions } = req('libs/database/src');
+  const { AppConfig, dataSourceOptions, bullConnection, bullPrefix, QUEUES } = code;
 
-  const port = await startStandIn();
-  const engineUrl = `http://127.0.0.1:${port}`;
-  say(`engine stand-in on ${engineUrl}; database ${DB_NAME} recreated`);
-  await lib.recreateDatabase(server, DB_NAME);
-  const engineEnv = { TRANSLATION_ENGINE: 'libretranslate', TRANSLATION_ENGINE_URL: engineUrl };
+  const engine = await h.startTranslationStandIn();
+  say(`engine stand-in on ${engine.url}; database ${DB_NAME} recreated`);
+  await h.recreateDatabase(SETTINGS.database_url);
+  const engineEnv = { TRANSLATION_ENGINE: 'libretranslate', TRANSLATION_ENGINE_URL: engine.url };
   const env = (extra) =>
     AppConfig.fromEnv({
       NODE_ENV: SETTINGS.node_env,
@@ -401,7 +302,6 @@ async function main() {
     });
   // Jobs of an earlier run (kept an hour after completion) go with the database they belonged to.
   const { Queue } = require('bullmq');
-  const { bullConnection, bullPrefix, QUEUES } = req('libs/queue/src');
   const redisSettings = AppConfig.fromEnv({ REDIS_URL: SETTINGS.redis_url }).redis;
   const old = new Queue(QUEUES.translations, { connection: bullConnection(redisSettings), prefix: bullPrefix(SETTINGS.redis_prefix) });
   await old.obliterate({ force: true });
@@ -418,13 +318,13 @@ async function main() {
 
   const loadBefore = os.loadavg()[0];
   // The worker part first: the uploads stay awaiting the queue (no worker runs beside the api), and would otherwise be translated in the worker's measure.
-  const results = SETTINGS.parts.includes('worker') ? await measureWorker(db, env, engineUrl, org, caseId) : [];
+  const results = SETTINGS.parts.includes('worker') ? await measureWorker(db, env, engine, org, caseId) : [];
   const loadBetween = os.loadavg()[0];
   const upload = SETTINGS.parts.includes('upload') ? await measureUploads(db, engineEnv) : null;
   const loadAfter = os.loadavg()[0];
   await db.end();
 
-  const commit = lib.gitCommit() ?? 'unknown';
+  const commit = h.gitCommit() ?? 'unknown';
   const run = {
     at: new Date().toISOString(),
     machine: `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}`,
@@ -437,70 +337,8 @@ async function main() {
     results,
     upload,
   };
-  const md = [
-    `Run ${run.at} on ${run.machine}, node ${run.node}, commit ${run.commit}, load average ${run.load_average_before} before, ${run.load_average_between} after the worker part, ${run.load_average_after} at the end.`,
-    '',
-    ...(results.length
-      ? [
-          '### Through the worker',
-          '',
-          `${SETTINGS.documents} documents per worker measure (after ${SETTINGS.warmup} to warm up), ${SETTINGS.text_chars} characters in three lines each: one LibreTranslate request (q of three) per document. The adapter alone: warmed up ${SETTINGS.adapter_warmup_s} s, measured ${SETTINGS.adapter_measure_s} s. ${SETTINGS.rounds} rounds per concurrency, the adapter and the worker in turn (the order flipped each round); medians, and the range of the rounds' ratios.`,
-          'Engine: bench/translation-stand-in.js (node:http, its own process). Worker: NODE_ENV=production, LOG_LEVEL=warn, local Postgres and Redis; jobs queued while it was paused, timed from resume to the last document translated.',
-          '',
-          '| concurrency | adapter alone (calls/s) | through the worker (documents/s) | worker / adapter | range over the rounds |',
-          '|---:|---:|---:|---:|---:|',
-          ...results.map(
-            (r) =>
-              `| ${r.concurrency} | ${r.adapter_calls_per_second} | ${r.worker_jobs_per_second} | ${r.worker_vs_adapter} | ${r.worker_vs_adapter_range.join('–')} |`,
-          ),
-          '',
-          `The machine's CPU per document (per call for the adapter alone) over each measure, by process (read from /proc; the worker runs in the bench's own process; Postgres and Redis are every process of the local servers), in the round of median ratio. ${os.cpus().length} cores: a setup that keeps them all busy makes cores ÷ CPU per item, so adapter ÷ worker CPU per item is the ratio the worker would reach if both kept the machine busy — the most it can reach on a machine where all of these share the cores:`,
-          '',
-          ...results.map((r) => {
-            const parts = (by) =>
-              Object.entries(by)
-                .filter(([, v]) => v >= 0.001)
-                .map(([k, v]) => `${k} ${v}`)
-                .join(', ');
-            const m = r.machine_cpu_ms;
-            return (
-              `- concurrency ${r.concurrency}: worker **${m.worker.total} ms** per document (${parts(m.worker.by)}), ${m.worker.cores_busy} cores busy; adapter alone **${m.adapter.total} ms** per call (${parts(m.adapter.by)}), ${m.adapter.cores_busy} cores busy; ` +
-              `adapter ÷ worker = **${r.cost_ratio}** (${r.cost_ratio_range.join('–')} over the rounds), beside the ${r.worker_vs_adapter} it made.`
-            );
-          }),
-          '',
-          ...results
-            .filter((r) => r.concurrency === 16)
-            .map(
-              (r) =>
-                `Target (the worker ≥ 0.5 of the adapter alone at concurrency 16, median of the rounds): ${r.worker_vs_adapter >= 0.5 ? 'met' : '**not met**'}.`,
-            ),
-          '',
-        ]
-      : []),
-    ...(upload
-      ? [
-          "### The api's memory per concurrent 1 MiB upload (`POST /v1/documents`, multipart)",
-          '',
-          `A fresh api process per measure (NODE_ENV=production), warmed up with ${UPLOAD.warmup_uploads} uploads one at a time, then N uploads at once, each on its own connection; growth = the api's peak RSS during them (VmHWM) minus its RSS just before; ${UPLOAD.rounds} rounds${baselineDir ? `, the baseline build (${upload.settings.builds.baseline}) alternating with the measured one` : ''}. Every upload answered 202 and was stored whole (size and SHA-256 checked).`,
-          '',
-          '| build | N at once | growth (MiB, median) | per upload (MiB, median) | per upload (MiB, worst round) | RSS before (MiB) |',
-          '|---|---:|---:|---:|---:|---:|',
-          ...upload.results.map(
-            (r) =>
-              `| ${r.build} | ${r.concurrent_uploads} | ${r.growth_mib_median} | ${r.per_upload_mib_median} | ${r.per_upload_mib_max} | ${r.rss_before_mib_median} |`,
-          ),
-          '',
-          `Target (growth under 2 MB, ${TARGET_UPLOAD_GROWTH_MIB.toFixed(2)} MiB, per concurrent upload, measured build, every N, median): **${
-            upload.results.filter((r) => r.build === 'measured').every((r) => r.per_upload_mib_median < TARGET_UPLOAD_GROWTH_MIB) ? 'met' : 'not met'
-          }**.`,
-          '',
-        ]
-      : []),
-  ].join('\n');
-  lib.writeResults('documents', run, md);
-  say(`written to bench/results/documents.{json,md}\n${md}`);
+  say(writeReport('documents', run));
 }
 
 // The in-process worker's last handles need not hold the process open once the figures are written.
-lib.runMain(() => main().then(() => lib.stopAll().then(() => process.exit(0))), { tag: 'bench:documents', giveUpMinutes: 30 });
+h.runMain(main, { tag: 'bench:documents', giveUpMinutes: 30, exit: true });

@@ -1,27 +1,24 @@
 #!/usr/bin/env node
-// Fair delivery: one organisation's receiver hangs, another's answers at once. 5,000 deliveries are
-// queued for the hanging one, and 5,000 events for the fast one arrive meanwhile at a steady rate;
-// the fast one's event-to-receipt time must stay under 1 s (p99) while the hanging one holds at most
-// WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK attempts. A control run with the cap out of reach
-// (WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK=1000) shows what the cap prevents (BENCH_CONTROL=0 skips it).
+// Fair delivery: one organisation's receiver hangs, another's answers at once (bench/receiver.js on
+// 127.0.0.1:443, so it needs root). One worker (WEBHOOK_CONCURRENCY=50, WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK=10);
+// the hanging receiver's events are made at once, and once the relay has turned them into
+// deliveries, the fast receiver's events follow at a steady rate. Measured: the fast receiver's
+// event-to-receipt time (p99 must stay under 1 s), its attempts' own durations and the most of its
+// deliveries seen parked, and how many requests the hanging receiver holds at once (at most the cap).
+// A control run with the cap out of reach (1000) shows what the cap prevents. It compiles the
+// sources into .data/bench/fairness-dist first; its own database and Redis prefix.
 //   node bench/fairness.bench.js
-// It compiles the current sources into .data/bench/fairness-dist first (swc), so it neither needs nor
-// disturbs `npm run build`'s dist/. Loopback only (the receivers listen on 127.0.0.1:443, so it needs
-// root); its own database (recreated) and Redis prefix; it stops by itself and kills its children on
-// the way out. Results: bench/results/fairness.{json,md} and bench/README.md.
 'use strict';
-const lib = require('./lib');
-const { fork } = require('node:child_process');
-const os = require('node:os');
 const path = require('node:path');
 const Redis = require('ioredis');
 const { Client } = require('pg');
+const h = require('./harness');
+const { writeReport } = require('./markdown');
 
-const { root, sleep, withDb } = lib;
-const work = path.join(root, '.data', 'bench');
+const { sleep } = h;
+const work = h.workDir('bench');
 const distDir = path.join(work, 'fairness-dist');
 const DB_NAME = 'integrations_bench_fairness';
-const server = process.env.BENCH_DATABASE_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const SETTINGS = {
   hanging_deliveries: Number(process.env.BENCH_HANGING || 5000),
   fast_deliveries: Number(process.env.BENCH_FAST || 5000),
@@ -34,81 +31,15 @@ const SETTINGS = {
   control_wait_s: 30,
   worker_node_env: 'production',
   worker_log_level: 'warn',
-  database_url: withDb(server, DB_NAME),
-  redis_url: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
+  database_url: h.databaseUrl(DB_NAME),
+  redis_url: h.redisUrl(),
   redis_prefix: 'iabenchfair',
 };
 const TARGET = { max_fast_p99_ms: 1000 };
 
-const say = (msg) => process.stdout.write(`[bench] ${msg}\n`);
-
-function baseEnv(extra = {}) {
-  return {
-    ...process.env,
-    NODE_ENV: SETTINGS.worker_node_env,
-    LOG_LEVEL: SETTINGS.worker_log_level,
-    HOST: '127.0.0.1',
-    DATABASE_URL: SETTINGS.database_url,
-    REDIS_URL: SETTINGS.redis_url,
-    REDIS_PREFIX: SETTINGS.redis_prefix,
-    DATA_DIR: work,
-    BENCH_DIST_DIR: distDir,
-    ...extra,
-  };
-}
-
-/** The receivers' process; while port 443 is taken (another run on this machine), tried again every 2 s for up to 10 minutes. */
-async function startReceiver(tls) {
-  for (const until = Date.now() + 600_000; ; await sleep(2000)) {
-    try {
-      return await startReceiverOnce(tls);
-    } catch (err) {
-      if (!err.portTaken || Date.now() > until) throw err;
-    }
-  }
-}
-
-async function startReceiverOnce(tls) {
-  const proc = fork(path.join(__dirname, 'fairness-receiver.js'), [], {
-    env: { ...process.env, TLS_CERT_FILE: tls.TLS_CERT_FILE, TLS_KEY_FILE: tls.TLS_KEY_FILE, PORT: '443', HANG_MS: String(SETTINGS.hang_ms) },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  lib.track(proc);
-  const ask = (cmd) =>
-    new Promise((resolve) => {
-      const onMessage = (m) => {
-        if (m[cmd]) {
-          proc.off('message', onMessage);
-          resolve(m[cmd]);
-        }
-      };
-      proc.on('message', onMessage);
-      proc.send({ cmd });
-    });
-  await new Promise((resolve, reject) => {
-    proc.once('message', (m) => (m.ready ? resolve() : reject(new Error('receiver did not start'))));
-    proc.once('exit', (code) =>
-      reject(Object.assign(new Error(`receiver exited with ${code} (port 443 needs root and must be free)`), { portTaken: code === 3 })),
-    );
-  });
-  return { proc, reset: () => ask('reset'), stats: () => ask('stats'), latencies: () => ask('latencies') };
-}
-
-/** Deletes every key under the bench's prefix (queues and slots): each run starts from nothing. */
-async function clearRedis(redis) {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${SETTINGS.redis_prefix}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-}
-
-const summarise = (lat) => {
-  const sorted = [...lat].sort((a, b) => a - b);
-  if (sorted.length === 0) return { count: 0, p50_ms: null, p99_ms: null, max_ms: null };
-  return { count: sorted.length, p50_ms: lib.quantile(sorted, 0.5), p99_ms: lib.quantile(sorted, 0.99), max_ms: sorted[sorted.length - 1] };
-};
+const say = h.sayer('bench');
+const env = (extra = {}) =>
+  h.appEnv({ ...SETTINGS, node_env: SETTINGS.worker_node_env, log_level: SETTINGS.worker_log_level }, { dataDir: work }, { BENCH_DIST: distDir, ...extra });
 
 /**
  * One run: a worker with `cap`, the hanging webhook's deliveries queued at once, then `fast` events
@@ -117,15 +48,15 @@ const summarise = (lat) => {
  */
 async function run({ name, cap, fast, waitS }, ctx) {
   const { db, redis, receiver, tls, tenants } = ctx;
-  await clearRedis(redis);
+  await h.clearRedisPrefix(redis, SETTINGS.redis_prefix);
   await db.query(
     `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', finished_at = now(), next_attempt_at = NULL WHERE state IN ('queued', 'waiting')`,
   );
-  const healthPort = await lib.freePort();
-  const worker = lib.start(
+  const healthPort = await h.freePort();
+  const worker = h.start(
     'worker',
-    [path.join(__dirname, 'webhooks-worker.js')],
-    baseEnv({
+    [path.join(__dirname, 'app.js'), 'worker'],
+    env({
       WORKER_HEALTH_PORT: String(healthPort),
       WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
       WEBHOOK_CONCURRENCY: String(SETTINGS.concurrency),
@@ -134,7 +65,7 @@ async function run({ name, cap, fast, waitS }, ctx) {
     }),
   );
   try {
-    await lib.waitWorkerReady(worker, healthPort);
+    await h.waitWorkerReady(worker, healthPort);
     await receiver.reset();
     const parkedKey = `${SETTINGS.redis_prefix}:webhook-slots:{${tenants.hang.webhookId}}:parked`;
     say(`${name}: ${SETTINGS.hanging_deliveries} deliveries queued for the hanging receiver, then ${fast} fast events at ${SETTINGS.fast_rate_per_s}/s…`);
@@ -170,19 +101,15 @@ async function run({ name, cap, fast, waitS }, ctx) {
     }
     const relayedAfterMs = Date.now() - t0;
     const fastStart = Date.now();
-    const started = performance.now();
-    for (let i = 0; i < fast; i++) {
-      const wait = started + (i * 1000) / SETTINGS.fast_rate_per_s - performance.now();
-      if (wait > 0) await sleep(wait);
-      await db.query(
+    const emittedS = await h.atRate(fast, SETTINGS.fast_rate_per_s, () =>
+      db.query(
         `INSERT INTO outbox_events (organisation_id, event, data) VALUES ($1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)))`,
         [tenants.fast.organisationId],
-      );
-    }
-    const emittedS = (performance.now() - started) / 1000;
+      ),
+    );
     const until = Date.now() + waitS * 1000;
     let stats = await receiver.stats();
-    while (stats.fast_unique < fast && Date.now() < until) {
+    while (stats.unique < fast && Date.now() < until) {
       await sleep(100);
       stats = await receiver.stats();
     }
@@ -212,11 +139,11 @@ async function run({ name, cap, fast, waitS }, ctx) {
       cap,
       fast_events: fast,
       fast_emitted_in_s: Number(emittedS.toFixed(1)),
-      fast_arrived: stats.fast_unique,
+      fast_arrived: stats.unique,
       fast_delivered_in_postgres: slots.delivered,
-      fast_latency: summarise(pairs.map(([, ms]) => ms)),
-      fast_latency_first_5_s: summarise(firstFiveS),
-      fast_attempt_duration: summarise(durations),
+      fast_latency: h.latencySummary(pairs.map(([, ms]) => ms)),
+      fast_latency_first_5_s: h.latencySummary(firstFiveS),
+      fast_attempt_duration: h.latencySummary(durations),
       fast_parked_most_sampled: fastParkedMax,
       hang_requests: stats.hang_requests,
       hang_max_in_flight: stats.hang_max_in_flight,
@@ -228,47 +155,24 @@ async function run({ name, cap, fast, waitS }, ctx) {
     say(`${name}: ${JSON.stringify(result)}`);
     return result;
   } finally {
-    await lib.stop(worker, 30_000);
+    await h.stop(worker, 30_000);
   }
 }
 
-function markdown(r) {
-  const s = r.settings;
-  const ok = (b) => (b ? 'met' : '**not met**');
-  const row = (x) =>
-    `| ${x.name} (cap ${x.cap}) | ${x.fast_arrived} of ${x.fast_events} | ${x.fast_latency.p50_ms ?? '–'} | ${x.fast_latency.p99_ms ?? '–'} | ${x.fast_latency.max_ms ?? '–'} | ${x.fast_latency_first_5_s.p99_ms ?? '–'} | ${x.fast_attempt_duration.p50_ms ?? '–'} / ${x.fast_attempt_duration.p99_ms ?? '–'} | ${x.fast_parked_most_sampled} | ${x.hang_max_in_flight} | ${x.hang_requests} | ${x.hang_parked_at_end} |`;
-  return [
-    `- run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}, load average before ${r.machine.load_average_1m_before}`,
-    `- one worker: NODE_ENV=${s.worker_node_env}, LOG_LEVEL=${s.worker_log_level}, WEBHOOK_CONCURRENCY=${s.concurrency}, local Postgres and Redis; two receivers in one process on 127.0.0.1:443: one holds every request ${s.hang_ms / 1000} s (the worker gives up at 10 s), one answers 204 at once; everything on the same machine`,
-    `- each run: ${s.hanging_deliveries} events at once for the hanging receiver; once the relay has made their deliveries (queued), events for the fast one at ${s.fast_rate_per_s}/s; latency is event (\`occurred_at\`, Postgres) → receipt (receiver clock)`,
-    '',
-    '| run | fast deliveries arrived | p50 ms | p99 ms | max ms | p99 ms, events of the first 5 s | fast: attempt p50 / p99 ms | fast: most parked (sampled) | hanging: most in flight | hanging: requests | hanging: parked at the end |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.runs.map(row),
-    '',
-    `Fast receiver's p99 with the cap: **${r.runs[0].fast_latency.p99_ms} ms** (target < ${TARGET.max_fast_p99_ms}: ${ok(r.target_met.fast_p99)}); ` +
-      `the hanging receiver never held more than **${r.runs[0].hang_max_in_flight}** requests (cap ${r.runs[0].cap}); the relay made its ${s.hanging_deliveries} deliveries in ${r.runs[0].hang_backlog_relayed_after_ms} ms, admitting ${r.runs[0].cap} and parking the rest (all parked after ${r.runs[0].hang_backlog_parked_after_ms ?? '?'} ms).`,
-    r.runs[1]
-      ? `Control without a reachable cap: ${r.runs[1].fast_arrived} of ${r.runs[1].fast_events} fast deliveries arrived within ${s.control_wait_s} s of the last event (the hanging receiver held up to ${r.runs[1].hang_max_in_flight} of the worker's ${s.concurrency} slots).`
-      : '',
-  ].join('\n');
-}
-
 async function main() {
-  say(`compiling the sources into ${path.relative(root, distDir)}…`);
-  lib.compileInto(distDir);
-  const load = os.loadavg()[0];
-  if (load > 0.5) say(`warning: load average is ${load.toFixed(2)}; numbers will be lower than on an idle machine`);
-  const tls = await lib.ensureCert(work);
+  say(`compiling the sources into ${path.relative(h.root, distDir)}…`);
+  h.buildInto(distDir);
+  const load = h.loadBefore(say);
+  const tls = await h.ensureCert(work);
   say('starting the receivers on 127.0.0.1:443…');
-  const receiver = await startReceiver(tls);
-  await lib.recreateDatabase(server, DB_NAME);
-  const admin = (args) => lib.admin(args, { dist: distDir, env: baseEnv() });
+  const receiver = await h.startReceiver(tls, { hangMs: SETTINGS.hang_ms, retryForMs: 600_000 });
+  await h.recreateDatabase(SETTINGS.database_url);
+  const admin = (args) => h.admin(args, { dist: distDir, env: env() });
   const db = new Client({ connectionString: SETTINGS.database_url });
   const redis = new Redis(SETTINGS.redis_url);
   const tenants = {};
   for (const kind of ['hang', 'fast']) {
-    const { organisationId, connectionId } = lib.makeTenant(admin, { org: `fairness bench ${kind}`, key: false });
+    const { organisationId, connectionId } = h.makeTenant(admin, { org: `fairness bench ${kind}`, key: false });
     tenants[kind] = { organisationId, connectionId };
   }
   await db.connect();
@@ -285,22 +189,20 @@ async function main() {
     if (SETTINGS.control) runs.push(await run({ name: 'control', cap: 1000, fast: SETTINGS.control_fast_deliveries, waitS: SETTINGS.control_wait_s }, ctx));
     const report = {
       date: new Date().toISOString(),
-      commit: lib.gitCommit(),
-      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? '?', node: process.version, load_average_1m_before: Number(load.toFixed(2)) },
+      commit: h.gitCommit(),
+      machine: { cpus: h.machine().cpus, cpu_model: h.machine().cpu_model ?? '?', node: process.version, load_average_1m_before: load },
       settings: SETTINGS,
       runs,
       targets: TARGET,
       target_met: { fast_p99: runs[0].fast_arrived === runs[0].fast_events && runs[0].fast_latency.p99_ms < TARGET.max_fast_p99_ms },
     };
-    lib.writeResults('fairness', report, `${markdown(report)}\n`);
-    process.stdout.write(`\n${markdown(report)}\n\n`);
-    say('written to bench/results/fairness.{json,md}');
+    process.stdout.write(`\n${writeReport('fairness', report)}\n`);
   } finally {
-    receiver.proc.kill('SIGTERM');
-    await clearRedis(redis);
+    await h.stop(receiver.proc);
+    await h.clearRedisPrefix(redis, SETTINGS.redis_prefix);
     redis.disconnect();
     await db.end();
   }
 }
 
-lib.runMain(main, { tag: 'bench', giveUpMinutes: 15 });
+h.runMain(main, { tag: 'bench', giveUpMinutes: 15 });

@@ -1,7 +1,9 @@
 // Data of the list benchmark (bench/lists.bench.js): the organisation's cases and conversations
-// grown with generate_series, cursors built from known rows, and the plan Postgres chooses for a
-// deep page. (The dedicated database and the tenant come from bench/lib.js.)
+// grown with generate_series, cursors signed for known rows, and the plan Postgres chooses for a
+// deep page. (The dedicated database and the tenant come from bench/harness.)
 'use strict';
+const { explainScan } = require('./harness/measure');
+const { signedCursor } = require('./harness/setup');
 
 /**
  * Grows the organisation to `total` cases (cases `from`..`total`) and one ended conversation per
@@ -37,39 +39,26 @@ async function grow(db, org, from, total) {
   return { ...rows[0], insert_s: +((Date.now() - started) / 1000).toFixed(1) };
 }
 
-/** A cursor as the api issues it: base64url of JSON [created_at ISO, id]. */
-const cursorOf = (createdAt, id) => Buffer.from(JSON.stringify([new Date(createdAt).toISOString(), String(id).trim()])).toString('base64url');
-
-/** The cursor whose page starts after the first `rowsBefore` rows of the list, built from a known row. */
-async function cursorAfter(db, table, org, rowsBefore) {
+/** The row after the first `rowsBefore` rows of the list, and the cursor (as the api of `dist` signs it) whose page starts there. */
+async function cursorAfter(dist, db, table, org, rowsBefore) {
   const { rows } = await db.query(`SELECT created_at, id FROM ${table} WHERE organisation_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [
     org,
     rowsBefore - 1,
   ]);
-  return cursorOf(rows[0].created_at, rows[0].id);
+  return { row: rows[0], cursor: await signedCursor(dist, db, rows[0]) };
 }
 
-/** The plan and server-side time of a page's query, written as paginate() writes it. */
-async function explain(db, table, org, cursor, pageSize) {
-  const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+/** The plan and server-side time of the query of the page after `row`, written as paginate() writes it. */
+async function explain(db, table, org, row, pageSize) {
+  const [at, id] = [new Date(row.created_at).toISOString(), String(row.id).trim()];
   const idType = table === 'cases' ? 'bigint' : 'text';
-  const { rows } = await db.query(
-    `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT * FROM ${table} t WHERE t.organisation_id = $1
+  return explainScan(
+    db,
+    `SELECT * FROM ${table} t WHERE t.organisation_id = $1
        AND (t.created_at, t.id) < (CAST($2 AS timestamptz), CAST($3 AS ${idType}))
      ORDER BY t.created_at DESC, t.id DESC LIMIT ${pageSize + 1}`,
     [org, at, id],
   );
-  const plan = rows[0]['QUERY PLAN'][0];
-  const scan = (node) => (node['Index Cond'] || node.Filter || !node.Plans ? node : scan(node.Plans[0]));
-  const s = scan(plan.Plan);
-  return {
-    execution_ms: plan['Execution Time'],
-    node: s['Node Type'],
-    index: s['Index Name'] ?? null,
-    index_cond: s['Index Cond'] ?? null,
-    filter: s.Filter ?? null,
-    rows_removed_by_filter: s['Rows Removed by Filter'] ?? 0,
-  };
 }
 
 module.exports = { grow, cursorAfter, explain };

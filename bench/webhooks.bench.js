@@ -1,32 +1,24 @@
 #!/usr/bin/env node
-// Webhook deliveries per second and event-to-receipt latency, beside a bare undici loop posting the
-// same signed bodies to the same local HTTPS receiver in the same run, and the SQL statements and
-// Redis commands the worker sends per delivery:
+// Webhook deliveries through the whole path (outbox → relay → BullMQ → signed POST, every attempt
+// logged in Postgres) to a local HTTPS receiver (bench/receiver.js on 127.0.0.1:443, so it needs
+// root), beside a bare undici loop posting the same signed bodies to the same receiver in the same
+// round; then event-to-receipt latency at a steady rate of events. Per delivery it also counts, in
+// the worker's process (bench/webhooks-count.js, preloaded), the SQL statements and Redis commands
+// sent, and reads the CPU every process used (/proc). It compiles the sources into
+// .data/bench/webhooks-dist first. Earlier builds (BENCH_BASELINE_DIST, BENCH_BUILDS) run beside
+// them in the same run, the order rotated each round; each round measures the bare loop first.
 //   node bench/webhooks.bench.js
-// It compiles the current sources into .data/bench/webhooks-dist first (swc, about a second), so it
-// neither needs nor disturbs `npm run build`'s dist/.
-// Before/after: BENCH_BASELINE_DIST=<a build of the old commit> runs the worker phases with both
-// builds in the same run, BENCH_ROUNDS times (default 3 then, else 1), their order rotated each
-// round, and reports each build's median and range (BENCH_BUILDS="a=<dist>,b=<dist>" for several):
-//   mkdir -p /tmp/ab/old && git archive <commit> | tar -x -C /tmp/ab/old && ln -s "$PWD/node_modules" /tmp/ab/old/ \
-//     && (cd /tmp/ab/old && node scripts/build.js)
-//   BENCH_BASELINE_DIST=/tmp/ab/old/dist node bench/webhooks.bench.js
-// The counts come from bench/webhooks-count.js, preloaded into the worker (--require) by this script
-// only: it wraps pg's Client.prototype.query and ioredis's sendCommand in the worker process.
-// Loopback only (the receiver listens on 127.0.0.1:443, so it needs root); it stops by itself and
-// kills its children on the way out. Results: bench/results/webhooks.{json,md}.
 'use strict';
-const lib = require('./lib');
-const { fork } = require('node:child_process');
 const { createHmac, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { Client } = require('pg');
 const { Agent, request } = require('undici');
+const h = require('./harness');
+const { writeReport } = require('./markdown');
 
-const { root, sleep } = lib;
-const work = path.join(root, '.data', 'bench');
+const { median, round2, sleep, spread } = h;
+const work = h.workDir('bench');
 const distDir = path.join(work, 'webhooks-dist');
 const SETTINGS = {
   deliveries: Number(process.env.BENCH_DELIVERIES || 20_000),
@@ -53,75 +45,20 @@ const SETTINGS = {
   worker_log_level: 'warn',
   worker_db_pool: Number(process.env.BENCH_DB_POOL || 20),
   database_url: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/integrations_bench_webhooks',
-  redis_url: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
+  redis_url: h.redisUrl(),
   redis_prefix: 'iabenchwh',
 };
 const TARGET = { min_ratio_to_bare: 0.5, max_p99_ms: 50 };
 const SECRET = `whsec_${randomBytes(32).toString('base64url')}`;
 
-const say = (msg) => process.stdout.write(`[bench] ${msg}\n`);
+const say = h.sayer('bench');
 const sign = (t, body) => `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`;
-
-/** The receiver's certificate (127.0.0.1), shared with the other benchmarks. */
-async function ensureCert() {
-  const { TLS_CERT_FILE: cert, TLS_KEY_FILE: key } = await lib.ensureCert(work);
-  return { cert, key };
-}
-
-function baseEnv(extra = {}) {
-  return {
-    ...process.env,
-    NODE_ENV: SETTINGS.worker_node_env,
-    LOG_LEVEL: SETTINGS.worker_log_level,
-    HOST: '127.0.0.1',
-    DATABASE_URL: SETTINGS.database_url,
-    REDIS_URL: SETTINGS.redis_url,
-    REDIS_PREFIX: SETTINGS.redis_prefix,
-    DATA_DIR: work,
-    ...extra,
-  };
-}
-
-const admin = (args) => lib.admin(args, { dist: distDir, env: baseEnv({ BENCH_DIST_DIR: distDir }) });
-
-/** The receiver in its own process, so it does not share a core's event loop with the senders it measures. */
-async function startReceiver(tls) {
-  const proc = fork(path.join(__dirname, 'webhooks-receiver.js'), [], {
-    env: { ...process.env, TLS_CERT_FILE: tls.cert, TLS_KEY_FILE: tls.key, PORT: '443' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  lib.track(proc);
-  const ask = (cmd) =>
-    new Promise((resolve) => {
-      const onMessage = (m) => {
-        if (m[cmd === 'reset' ? 'reset' : cmd]) {
-          proc.off('message', onMessage);
-          resolve(m[cmd === 'reset' ? 'reset' : cmd]);
-        }
-      };
-      proc.on('message', onMessage);
-      proc.send({ cmd });
-    });
-  await new Promise((resolve, reject) => {
-    proc.once('message', (m) => (m.ready ? resolve() : reject(new Error('receiver did not start'))));
-    proc.once('exit', (code) => reject(new Error(`receiver exited with ${code} (port 443 needs root and must be free)`)));
-  });
-  return { proc, reset: () => ask('reset'), stats: () => ask('stats'), latencies: () => ask('latencies') };
-}
-
-async function waitReceived(receiver, count, timeoutMs) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await receiver.stats();
-    if (s.count >= count) return s;
-    if (Date.now() > until) throw new Error(`receiver got ${s.count} of ${count} within ${timeoutMs} ms`);
-    await sleep(20);
-  }
-}
+const env = (extra = {}) =>
+  h.appEnv({ ...SETTINGS, node_env: SETTINGS.worker_node_env, log_level: SETTINGS.worker_log_level }, { dataDir: work }, { BENCH_DIST: distDir, ...extra });
 
 /** The reference: one undici Agent (keep-alive), `concurrency` loops posting signed bodies of the delivery shape. */
 async function bareLoop(tls, count) {
-  const agent = new Agent({ connect: { ca: fs.readFileSync(tls.cert), rejectUnauthorized: true } });
+  const agent = new Agent({ connect: { ca: fs.readFileSync(tls.TLS_CERT_FILE), rejectUnauthorized: true } });
   let sent = 0;
   let failed = 0;
   const started = performance.now();
@@ -152,14 +89,6 @@ async function bareLoop(tls, count) {
   if (failed) throw new Error(`bare loop: ${failed} non-2xx answers`);
   return { deliveries: count, seconds, per_second: Math.round(count / seconds) };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-};
-const spread = (xs) => `${Math.min(...xs)}–${Math.max(...xs)}`;
-const round2 = (x) => Math.round(x * 100) / 100;
 
 /** The preload's counts now: SIGUSR2 to the worker, then its file once it has written a newer one. */
 async function readCounts(proc, file) {
@@ -204,24 +133,24 @@ async function serverCalls(redis) {
 async function runWorker({ build, round, tls, db, redis, receiver, organisationId, hookId }) {
   const countFile = path.join(work, `webhooks-counts-${process.pid}.json`);
   fs.rmSync(countFile, { force: true });
-  // What autovacuum would have done since the last run (this machine's Postgres runs with it off): without
-  // it each round inherits the dead rows of the ones before (every relayed event and delivered delivery is
-  // an updated row) and runs slower than the last, whatever the build.
+  // What autovacuum would have done since the last run, where the server runs with it off: without it each
+  // round inherits the dead rows of the ones before (every relayed event and delivered delivery is an
+  // updated row) and runs slower than the last, whatever the build.
   for (const table of ['outbox_events', 'webhook_deliveries', 'webhook_delivery_attempts']) await db.query(`VACUUM ANALYZE ${table}`);
-  const load = Number(os.loadavg()[0].toFixed(2));
-  const healthPort = await lib.freePort();
+  const load = h.loadAverage();
+  const healthPort = await h.freePort();
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS || '').split(' ').filter(Boolean);
-  const worker = lib.start(
+  const worker = h.start(
     `worker ${build.name}`,
-    [...nodeArgs, '--require', path.join(__dirname, 'webhooks-count.js'), path.join(__dirname, 'webhooks-worker.js')],
-    baseEnv({
-      BENCH_DIST_DIR: build.dist,
+    [...nodeArgs, '--require', path.join(__dirname, 'webhooks-count.js'), path.join(__dirname, 'app.js'), 'worker'],
+    env({
+      BENCH_DIST: build.dist,
       BENCH_COUNT_FILE: countFile,
       WORKER_HEALTH_PORT: String(healthPort),
       WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
       WEBHOOK_CONCURRENCY: String(SETTINGS.worker_concurrency),
       DATABASE_POOL_SIZE: String(SETTINGS.worker_db_pool),
-      NODE_EXTRA_CA_CERTS: tls.cert,
+      NODE_EXTRA_CA_CERTS: tls.TLS_CERT_FILE,
       WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: String(SETTINGS.max_in_flight_per_webhook),
     }),
   );
@@ -241,12 +170,12 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
       [organisationId, n],
     );
   try {
-    await lib.waitWorkerReady(worker, healthPort);
+    await h.waitWorkerReady(worker, healthPort);
     say(`round ${round}, ${build.name}: ${SETTINGS.warmup} warm-up deliveries (load ${load})…`);
     const d0 = await delivered();
     await receiver.reset();
     await emit(SETTINGS.warmup);
-    await waitReceived(receiver, SETTINGS.warmup, 120_000);
+    await h.waitReceived(receiver, SETTINGS.warmup, 120_000);
     await waitDelivered(d0 + SETTINGS.warmup, 60_000);
 
     say(`round ${round}, ${build.name}: ${SETTINGS.deliveries} events at once…`);
@@ -254,14 +183,14 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
     const countsBefore = await readCounts(worker, countFile);
     const serverBefore = await serverCalls(redis);
     const cpuParts = { worker: worker.pid, receiver: receiver.proc.pid, bench: 'self' };
-    const cpuBefore = lib.machineCpu(cpuParts);
+    const cpuBefore = h.machineCpu(cpuParts);
     const started = performance.now();
     await emit(SETTINGS.deliveries);
-    const got = await waitReceived(receiver, SETTINGS.deliveries, 600_000);
+    const got = await h.waitReceived(receiver, SETTINGS.deliveries, 600_000);
     const seconds = (performance.now() - started) / 1000;
     await waitDelivered(d0 + SETTINGS.warmup + SETTINGS.deliveries, 120_000);
     // The machine's CPU from the events' insert to the last attempt recorded, by process (the bench's part: the insert, and polling the receiver and Postgres).
-    const machineCpuMs = lib.cpuPerItem(cpuBefore, lib.machineCpu(cpuParts), SETTINGS.deliveries, (performance.now() - started) / 1000);
+    const machineCpuMs = h.cpuPerItem(cpuBefore, h.machineCpu(cpuParts), SETTINGS.deliveries, (performance.now() - started) / 1000);
     const countsAfter = await readCounts(worker, countFile);
     const serverAfter = await serverCalls(redis);
     const n = SETTINGS.deliveries;
@@ -282,25 +211,20 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
       const events = rate * SETTINGS.rate_seconds;
       await sleep(1000);
       await receiver.reset();
-      const t0 = performance.now();
-      for (let i = 0; i < events; i++) {
-        const due = t0 + (i * 1000) / rate;
-        const wait = due - performance.now();
-        if (wait > 0) await sleep(wait);
-        await db.query(
+      const emitSeconds = await h.atRate(events, rate, () =>
+        db.query(
           `INSERT INTO outbox_events (organisation_id, event, data) VALUES ($1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)))`,
           [organisationId],
-        );
-      }
-      const emitSeconds = (performance.now() - t0) / 1000;
-      await waitReceived(receiver, events, 120_000);
-      const lat = (await receiver.latencies()).sort((a, b) => a - b);
+        ),
+      );
+      await h.waitReceived(receiver, events, 120_000);
+      const lat = (await receiver.latencies()).map(([, ms]) => ms).sort((a, b) => a - b);
       latency.push({
         rate_per_s: rate,
         events,
         emitted_in_s: round2(emitSeconds),
-        p50_ms: lib.quantile(lat, 0.5),
-        p99_ms: lib.quantile(lat, 0.99),
+        p50_ms: h.quantile(lat, 0.5),
+        p99_ms: h.quantile(lat, 0.99),
         max_ms: lat[lat.length - 1],
       });
       say(`round ${round}, ${build.name}: ${rate}/s → p50 ${latency.at(-1).p50_ms} ms, p99 ${latency.at(-1).p99_ms} ms`);
@@ -316,75 +240,9 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
       emitted: SETTINGS.warmup + n + latency.reduce((a, l) => a + l.events, 0),
     };
   } finally {
-    await lib.stop(worker, 30_000); // the worker drains for up to 25 s
+    await h.stop(worker, 30_000); // the worker drains for up to 25 s
     fs.rmSync(countFile, { force: true });
   }
-}
-
-function markdown(r) {
-  const s = r.settings;
-  const ok = (b) => (b ? 'met' : '**not met**');
-  const [mainRate, ...extraRates] = s.rates_per_s;
-  const lines = [
-    `- run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}; load average (1 min) before each worker run: ${r.runs.map((x) => x.load_average_1m_before).join(', ')}`,
-    `- receiver: node:https on 127.0.0.1:443 in its own process, answering 204; bare loop: ${s.concurrency} POSTs in flight; worker: NODE_ENV=${s.worker_node_env}, LOG_LEVEL=${s.worker_log_level}, WEBHOOK_CONCURRENCY=${s.worker_concurrency}, DATABASE_POOL_SIZE=${s.worker_db_pool}, ` +
-      `WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK=${s.max_in_flight_per_webhook}${s.max_in_flight_per_webhook === 10 ? ' (the default)' : ' (raised from the default 10: the bench has one webhook, and the bare loop keeps as many POSTs in flight)'}, local Postgres and Redis; everything on the same machine, shared with other work`,
-    `- builds: ${r.builds.map((b) => `**${b.name}** (${b.description})`).join(', ')}; ${s.rounds} round(s), each round starting with the next build in turn; each round measures the bare loop first`,
-    '',
-    `| round | build | bare undici /s | worker /s | worker / bare | ${s.rates_per_s.map((x) => `p50 / p99 at ${x}/s (ms)`).join(' | ')} | SQL statements / delivery | Redis commands / delivery | worker CPU ms / delivery | machine CPU ms / delivery (bare loop's / POST) | cores busy (bare loop's) |`,
-    `|---:|---|---:|---:|---:|${s.rates_per_s.map(() => '---:|').join('')}---:|---:|---:|---:|---:|`,
-    ...r.runs.map(
-      (x) =>
-        `| ${x.round} | ${x.build} | ${x.bare_per_second} | ${x.throughput.per_second} | ${Math.round(x.ratio * 100)}% | ${x.latency.map((l) => `${l.p50_ms} / ${l.p99_ms}`).join(' | ')} | ${x.counts.sql_statements.total} | ${x.counts.redis_commands.total} | ${x.counts.worker_cpu_ms ?? '?'} | ${x.machine_cpu_ms?.total ?? '?'} (${x.bare_machine_cpu_ms?.total ?? '?'}) | ${x.machine_cpu_ms?.cores_busy ?? '?'} (${x.bare_machine_cpu_ms?.cores_busy ?? '?'}) |`,
-    ),
-    '',
-  ];
-  for (const b of r.summary) {
-    lines.push(
-      `**${b.build}** (median, range over ${b.rounds} rounds): worker ${b.worker_per_second.median}/s (${b.worker_per_second.range}), ` +
-        `**${Math.round(b.ratio.median * 100)}%** of the bare loop (${b.ratio.range_pct}; target ≥ ${TARGET.min_ratio_to_bare * 100}%: ${ok(b.target_met.ratio)}); ` +
-        `event → receipt at ${mainRate}/s p50 ${b.p50_ms.median} ms, **p99 ${b.p99_ms.median} ms** (${b.p99_ms.range}; target < ${TARGET.max_p99_ms}: ${ok(b.target_met.p99)})` +
-        `${extraRates.length ? `; at ${extraRates.join(', ')}/s p99 ${b.extra_p99_ms.map((e) => `${e.median} ms (${e.range})`).join(', ')}` : ''}; ` +
-        `worker CPU ${b.worker_cpu_ms.median} ms per delivery (${b.worker_cpu_ms.range}).`,
-      '',
-    );
-  }
-  lines.push(
-    `Per delivery during the ${s.deliveries}-delivery phase (the worker's own clients, counted in its process by bench/webhooks-count.js; relay, queue, attempts, slots, BullMQ housekeeping all included; EVALSHA named by script):`,
-    '',
-  );
-  for (const b of r.summary) {
-    const c = b.counts;
-    const fmt = (by) =>
-      Object.entries(by)
-        .map(([k, v]) => `${k.replace(/\|/g, '\\|')} ${v}`)
-        .join('; ');
-    lines.push(
-      `- **${b.build}**: **${c.sql_statements.total} SQL statements** (${fmt(c.sql_statements.by)}), **${c.redis_commands.total} Redis commands** (${fmt(c.redis_commands.by)}); ` +
-        `Redis server calls of all clients, commands inside scripts included: ${c.redis_server_calls_all_clients} (the server is shared with other runs on this machine, so read it as an upper bound)`,
-    );
-  }
-  lines.push(
-    '',
-    `The machine's CPU per delivery during the same phase, by process (read from /proc; Postgres and Redis are every process of the local servers; the bench's part is the events' insert and its polling), and the bare loop's per POST, in the build's median-throughput round. ` +
-      `${r.machine.cpus} cores: a setup that keeps them all busy makes cores ÷ CPU per delivery; the worker / bare loop ratio of CPU per delivery is therefore the ratio the worker would reach if both kept the machine busy — the most it can reach on a machine where all of these share the cores:`,
-    '',
-  );
-  const parts = (by) =>
-    Object.entries(by)
-      .filter(([, v]) => v >= 0.001)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ');
-  for (const b of r.summary) {
-    if (!b.machine_cpu_ms) continue;
-    const m = b.machine_cpu_ms;
-    lines.push(
-      `- **${b.build}**: worker path **${m.worker.total} ms** per delivery (${parts(m.worker.by)}), ${m.worker.cores_busy} cores busy; bare loop **${m.bare.total} ms** per POST (${parts(m.bare.by)}), ${m.bare.cores_busy} cores busy; ` +
-        `bare ÷ worker = **${Math.round(b.cost_ratio.median * 100)}%** (${b.cost_ratio.range_pct} over the rounds): the worker's ceiling against the bare loop on this machine, beside the ${Math.round(b.ratio.median * 100)}% it made.`,
-    );
-  }
-  lines.push('', `Logged: ${r.checks.attempts_logged} attempts and ${r.checks.delivered} delivered deliveries for ${r.checks.expected} events.`);
-  return lines.join('\n');
 }
 
 /** Each build's median and range over its rounds; counts from its median-throughput round. */
@@ -422,34 +280,26 @@ function summarise(runs, builds) {
 }
 
 async function main() {
-  say(`compiling the sources into ${path.relative(root, distDir)}…`);
-  lib.compileInto(distDir);
+  say(`compiling the sources into ${path.relative(h.root, distDir)}…`);
+  h.buildInto(distDir);
   const builds = [];
   for (const b of SETTINGS.other_builds) {
-    if (!fs.existsSync(path.join(b.dist, 'apps/worker/src/worker.module.js'))) throw new Error(`no worker build in ${b.dist}`);
-    let commit = '?';
-    try {
-      commit = require('node:child_process')
-        .execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: path.dirname(b.dist), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
-        .trim();
-    } catch {
-      // a build outside a checkout: its name says what it is
-    }
-    builds.push({ ...b, description: `${b.dist}${commit === '?' ? '' : `, commit ${commit}`}` });
+    h.requireBuilds([b.dist], ['WorkerModule']);
+    const commit = h.gitCommit(path.dirname(b.dist), { headOnly: true }); // null for a build outside a checkout: its name says what it is
+    builds.push({ ...b, description: `${b.dist}${commit ? `, commit ${commit}` : ''}` });
   }
   builds.push({
     name: builds.length ? process.env.BENCH_NAME || 'new' : 'current',
     dist: distDir,
-    description: `these sources, commit ${lib.gitCommit() ?? '?'}`,
+    description: `these sources, commit ${h.gitCommit() ?? '?'}`,
   });
-  const load = os.loadavg()[0];
-  if (load > 0.5) say(`warning: load average is ${load.toFixed(2)}; numbers will be lower than on an idle machine`);
-  const tls = await ensureCert();
+  const load = h.loadBefore(say);
+  const tls = await h.ensureCert(work);
 
   // A database of its own, new each run: the rounds then measure the build, not what earlier runs left.
-  const dbName = new URL(SETTINGS.database_url).pathname.slice(1);
-  await lib.recreateDatabase(lib.withDb(SETTINGS.database_url, 'postgres'), dbName);
-  const { applied, organisationId, connectionId } = lib.makeTenant(admin, { org: `webhook bench ${new Date().toISOString()}`, key: false });
+  await h.recreateDatabase(SETTINGS.database_url);
+  const admin = (args) => h.admin(args, { dist: distDir, env: env() });
+  const { applied, organisationId, connectionId } = h.makeTenant(admin, { org: `webhook bench ${new Date().toISOString()}`, key: false });
   say(`migrated ${SETTINGS.database_url}${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
   const db = new Client({ connectionString: SETTINGS.database_url });
   await db.connect();
@@ -464,19 +314,19 @@ async function main() {
     )
   ).rows;
 
-  const receiver = await startReceiver(tls);
+  const receiver = await h.startReceiver(tls);
   const runs = [];
   try {
     say(`bare undici loop: ${SETTINGS.warmup} warm-up…`);
     await bareLoop(tls, SETTINGS.warmup);
     for (let round = 1; round <= SETTINGS.rounds; round++) {
       await receiver.reset();
-      const cpuBefore = lib.machineCpu({ bench: 'self', receiver: receiver.proc.pid });
+      const parts = { bench: 'self', receiver: receiver.proc.pid };
+      const cpuBefore = h.machineCpu(parts);
       const bare = await bareLoop(tls, SETTINGS.deliveries);
-      bare.machine_cpu_ms = lib.cpuPerItem(cpuBefore, lib.machineCpu({ bench: 'self', receiver: receiver.proc.pid }), SETTINGS.deliveries, bare.seconds);
+      bare.machine_cpu_ms = h.cpuPerItem(cpuBefore, h.machineCpu(parts), SETTINGS.deliveries, bare.seconds);
       say(`round ${round}: bare undici loop ${bare.per_second}/s; machine CPU ${bare.machine_cpu_ms.total} ms per POST`);
-      const order = builds.map((_, i) => builds[(i + round - 1) % builds.length]); // each round starts with the next build
-      for (const build of order) {
+      for (const build of h.rotated(builds, round - 1)) {
         const run = await runWorker({ build, round, tls, db, redis, receiver, organisationId, hookId: hook.id });
         runs.push({
           ...run,
@@ -503,8 +353,8 @@ async function main() {
     const summary = summarise(runs, builds);
     const report = {
       date: new Date().toISOString(),
-      commit: lib.gitCommit(),
-      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? '?', node: process.version, load_average_1m_before: Number(load.toFixed(2)) },
+      commit: h.gitCommit(),
+      machine: { cpus: h.machine().cpus, cpu_model: h.machine().cpu_model ?? '?', node: process.version, load_average_1m_before: load },
       settings: SETTINGS,
       builds: builds.map(({ name, description }) => ({ name, description })),
       runs,
@@ -512,11 +362,9 @@ async function main() {
       checks: { expected, delivered: counts.delivered, attempts_logged: counts.attempts },
       targets: TARGET,
     };
-    lib.writeResults('webhooks', report, `${markdown(report)}\n`);
-    process.stdout.write(`\n${markdown(report)}\n\n`);
-    say('written to bench/results/webhooks.{json,md}');
+    process.stdout.write(`\n${writeReport('webhooks', report)}\n`);
   } finally {
-    receiver.proc.kill('SIGTERM');
+    await h.stop(receiver.proc);
     await db.query(
       `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', finished_at = now(), next_attempt_at = NULL WHERE webhook_id = $1 AND state IN ('queued', 'waiting')`,
       [hook.id],
@@ -527,17 +375,4 @@ async function main() {
   }
 }
 
-// Its own way out: no overall time limit (each wait above has its own); children killed, not stopped.
-const { killAll } = lib;
-process.on('SIGINT', () => {
-  killAll();
-  process.exit(130);
-});
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`[bench] failed: ${err.stack || err}\n`);
-    killAll();
-    process.exit(1);
-  },
-);
+h.runMain(main, { tag: 'bench', giveUpMinutes: null, exit: true });

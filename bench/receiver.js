@@ -1,16 +1,17 @@
 #!/usr/bin/env node
-// The fairness benchmark's two webhook receivers, on 127.0.0.1:443 (the contract's only port) in
-// one process of their own: /bench-fast answers 204 at once and keeps each delivery's
-// event-to-receipt time; /bench-hang holds every request for HANG_MS (10 s: the worker gives up
-// first) and counts the requests it holds at once. Driven by its parent over IPC:
-// {cmd: 'reset'|'stats'|'latencies'}.
+// The benches' webhook receiver, in a process of its own so that it does not share an event loop
+// with what it measures: node:https on HOST (127.0.0.1):PORT (443, the contract's only port).
+// Paths under /bench-hang hold every request HANG_MS (the worker gives up first) and count how many
+// it holds at once; every other POST is answered 204 at once and kept: when it arrived, how long
+// after its event occurred, its delivery id. Driven by its parent over IPC: {cmd: 'reset'|'stats'|'latencies'}.
+// Port taken: exit 3.
 'use strict';
 const https = require('node:https');
 const fs = require('node:fs');
 
 const HANG_MS = Number(process.env.HANG_MS || 10_000);
-let fast = []; // [arrivedAtMs, occurredAtMs]
-let fastIds = new Set();
+const received = []; // [arrivedAtMs, occurredAtMs | NaN]
+const ids = new Set();
 const hang = { requests: 0, ids: new Set(), inFlight: 0, maxInFlight: 0 };
 
 const server = https.createServer({ key: fs.readFileSync(process.env.TLS_KEY_FILE), cert: fs.readFileSync(process.env.TLS_CERT_FILE) }, (req, res) => {
@@ -29,27 +30,28 @@ const server = https.createServer({ key: fs.readFileSync(process.env.TLS_KEY_FIL
       if (body.id) hang.ids.add(body.id);
       hang.inFlight++;
       hang.maxInFlight = Math.max(hang.maxInFlight, hang.inFlight);
-      res.once('close', () => hang.inFlight--);
       const timer = setTimeout(() => {
         if (!res.destroyed) res.writeHead(204).end();
       }, HANG_MS);
-      res.once('close', () => clearTimeout(timer));
+      res.once('close', () => {
+        hang.inFlight--;
+        clearTimeout(timer);
+      });
       return;
     }
-    fast.push([now, Date.parse(body.occurred_at)]);
-    if (body.id) fastIds.add(body.id);
+    received.push([now, Date.parse(body.occurred_at)]);
+    if (body.id) ids.add(body.id);
     res.writeHead(204);
     res.end();
   });
 });
 server.keepAliveTimeout = 10_000;
-// Port 443 taken (another run's receiver): exit 3, and the parent tries again shortly.
 server.once('error', (err) => process.exit(err.code === 'EADDRINUSE' ? 3 : 1));
-server.listen(Number(process.env.PORT || 443), '127.0.0.1', () => process.send({ ready: true }));
+server.listen(Number(process.env.PORT || 443), process.env.HOST || '127.0.0.1', () => process.send({ ready: true }));
 process.on('message', (m) => {
   if (m.cmd === 'reset') {
-    fast = [];
-    fastIds = new Set();
+    received.length = 0;
+    ids.clear();
     hang.requests = 0;
     hang.ids.clear();
     hang.maxInFlight = hang.inFlight;
@@ -57,8 +59,10 @@ process.on('message', (m) => {
   } else if (m.cmd === 'stats') {
     process.send({
       stats: {
-        fast: fast.length,
-        fast_unique: fastIds.size,
+        count: received.length,
+        unique: ids.size,
+        first: received[0]?.[0] ?? null,
+        last: received[received.length - 1]?.[0] ?? null,
         hang_requests: hang.requests,
         hang_unique: hang.ids.size,
         hang_in_flight: hang.inFlight,
@@ -66,7 +70,8 @@ process.on('message', (m) => {
       },
     });
   } else if (m.cmd === 'latencies') {
-    process.send({ latencies: fast.map(([at, occ]) => [occ, at - occ]).filter(([, x]) => Number.isFinite(x)) });
+    // [occurredAtMs, event → receipt ms] of each delivery whose body said when its event occurred
+    process.send({ latencies: received.map(([at, occ]) => [occ, at - occ]).filter(([, ms]) => Number.isFinite(ms)) });
   }
 });
 process.on('disconnect', () => process.exit(0));
