@@ -15,6 +15,9 @@ const THROUGH_PGBOUNCER = ['auth', 'cases', 'documents-original-copy', 'idempote
 /** Unit specs sit beside the code; e2e specs in test/ run over real Postgres and Redis. */
 module.exports = {
   testTimeout: 30000,
+  // The unit layer in parallel even on 2 cores (jest's default leaves one core to the runner, which
+  // would run it in band there); `npm test` runs everything with --runInBand regardless.
+  maxWorkers: Math.max(2, require('node:os').availableParallelism() - 1),
   // The default reporter's summary (its `Tests:` line is what CI reads) plus a line per finished file.
   reporters: ['default', '<rootDir>/test/support/progress-reporter.js'],
   projects: [
