@@ -38,8 +38,8 @@ const MODEL = 'no-restricted-imports';
 
 describe('architecture: the arrows of docs/architecture.md are enforced by npm run lint', () => {
   const wrong: Array<[string, Probe, string]> = [
-    ['a feature reaches into another feature', { file: 'libs/features/cases/probe.ts', from: '../webhooks/webhook-url' }, ZONE],
-    ['… through an alias path', { file: 'libs/features/cases/probe.ts', from: '@features/webhooks/webhook-url' }, ZONE],
+    ['a feature reaches into another feature', { file: 'libs/features/cases/probe.ts', from: '../webhooks/model/webhook-url' }, ZONE],
+    ['… through an alias path', { file: 'libs/features/cases/probe.ts', from: '@features/webhooks/model/webhook-url' }, ZONE],
     ['a feature reads the entity list', { file: 'libs/features/cases/probe.ts', from: '@features/entities' }, ZONE],
     ['the kernel imports the web kit', { file: 'libs/kernel/core/probe.ts', from: '@web/http' }, ZONE],
     ['the kernel imports a feature', { file: 'libs/kernel/database/probe.ts', from: '@features/people' }, ZONE],
