@@ -75,12 +75,13 @@ export default tseslint.config(
     },
   },
   {
-    // A feature's model/ holds its pure rules: no framework, no database, so its specs need neither.
-    files: ['libs/features/*/model/**/*.ts'],
+    // A feature's model/ holds its pure rules, and the kernel's core the rules every unit shares: no
+    // framework, no database, so their specs (and whoever imports them) load neither.
+    files: ['libs/features/*/model/**/*.ts', 'libs/kernel/core/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@nestjs/*', 'typeorm', 'typeorm/*'], message: 'model/ holds pure rules: no Nest, no TypeORM.' }] },
+        { patterns: [{ group: ['@nestjs/*', 'typeorm', 'typeorm/*'], message: 'model/ and the kernel core hold pure rules: no Nest, no TypeORM.' }] },
       ],
     },
   },

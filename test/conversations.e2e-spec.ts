@@ -1,4 +1,5 @@
-import { DomainError, Scope, TransactionHost } from '@kernel/core';
+import { DomainError, Scope } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { CasesService } from '@features/cases';
 import { ConversationIngestService } from '@features/conversations';
 import { OrganisationsService } from '@features/organisations';

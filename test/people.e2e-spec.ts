@@ -1,4 +1,5 @@
-import { Scope, TransactionHost } from '@kernel/core';
+import { Scope } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { DomainsService } from '@features/organisations';
 import { GroupEntity } from '@features/groups';
 import { InvitationEntity, InvitationsService, joinOrganisation, PeopleAdder, PersonEntity } from '@features/people';

@@ -1,6 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { TransactionHost } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { WebhookTls } from '@features/webhooks';
 import { Outbox } from '@kernel/events';
 import { bullPrefix, QUEUES, WEBHOOK_JOBS } from '@kernel/queue';

@@ -1,4 +1,4 @@
-import { TransactionHost } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { Outbox } from '@kernel/events';
 import { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

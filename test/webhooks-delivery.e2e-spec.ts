@@ -1,6 +1,7 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { Scope, SCOPES, TransactionHost } from '@kernel/core';
+import { Scope, SCOPES } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { ApiKeysService, ConnectionsService } from '@features/connections';
 import { CasesService } from '@features/cases';
 import { ConversationIngestService } from '@features/conversations';

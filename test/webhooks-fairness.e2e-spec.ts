@@ -1,5 +1,5 @@
 import { AppConfig } from '@kernel/config';
-import { TransactionHost } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { Outbox } from '@kernel/events';
 import { QUEUES } from '@kernel/queue';
 import { getQueueToken } from '@nestjs/bullmq';

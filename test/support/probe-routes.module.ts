@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Module, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { CursorCodec, paginate, TransactionHost } from '@kernel/core';
+import { CursorCodec, paginate, TransactionHost } from '@kernel/database';
 import { ConnectionEntity } from '@features/connections';
 import { OrganisationsModule, OrganisationsService } from '@features/organisations';
 import { PageQueryDto } from '@web/http';

@@ -1,4 +1,5 @@
-import { Scope, SCOPES, TransactionHost } from '@kernel/core';
+import { Scope, SCOPES } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { DomainsService } from '@features/organisations';
 import { makeTenant, startApi, Tenant, TestApi } from './api';
 

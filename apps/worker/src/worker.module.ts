@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@kernel/config';
-import { CoreModule } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { DatabaseModule } from '@kernel/database';
 import { LoggingModule } from '@kernel/logging';
 import { MetricsModule } from '@kernel/metrics';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CoreModule } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { CasesService } from './cases.service';
 
 /** Cases: one per external reference, open or closed. */

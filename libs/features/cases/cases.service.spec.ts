@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { AppConfig } from '@kernel/config';
-import { CursorCodec, TransactionHost } from '@kernel/core';
+import { CursorCodec, TransactionHost } from '@kernel/database';
 import { CaseEntity } from './case.entity';
 import { CASE_TITLE_MAX, CasesService, EXTERNAL_REF_MAX } from './cases.service';
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { CursorCodec, DomainError, isId, notFound, Page, PageRequest, paginate, TransactionHost, validationFailed } from '@kernel/core';
+import { DomainError, isId, notFound, Page, PageRequest, validationFailed } from '@kernel/core';
+import { CursorCodec, paginate, TransactionHost } from '@kernel/database';
 import { CaseEntity } from './case.entity';
 
 export interface OpenCaseInput {

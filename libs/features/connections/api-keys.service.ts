@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, generateKey, hashKey, isId, KeyLookup, KeyPrincipalRow, lastFour, notFound, TransactionHost } from '@kernel/core';
+import { DomainError, generateKey, hashKey, isId, KeyLookup, KeyPrincipalRow, lastFour, notFound } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { CURRENT_POLICY_VERSION_SQL, policyAccepted } from '@kernel/core';
 import { AuthInvalidationPublisher } from '@kernel/redis';
 import { ApiKeyEntity } from './api-key.entity';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CoreModule } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { AuthInvalidationModule } from '@kernel/redis';
 import { OrganisationsModule } from '@features/organisations';
 import { ApiKeysService } from './api-keys.service';

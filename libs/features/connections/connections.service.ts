@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { isId, isScope, notFound, Scope, TransactionHost, validationFailed } from '@kernel/core';
+import { isId, isScope, notFound, Scope, validationFailed } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { OrganisationsService } from '@features/organisations';
 import { AuthInvalidationPublisher } from '@kernel/redis';
 import { ConnectionEntity } from './connection.entity';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CoreModule } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { EventsModule } from '@kernel/events';
 import { ConversationIngestService } from './conversation-ingest.service';
 import { ConversationsService } from './conversations.service';

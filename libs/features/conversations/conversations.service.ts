@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CursorCodec, DomainError, notFound, Page, PageRequest, paginate, TransactionHost } from '@kernel/core';
+import { DomainError, notFound, Page, PageRequest } from '@kernel/core';
+import { CursorCodec, paginate, TransactionHost } from '@kernel/database';
 import { OrganisationEntity } from '@features/organisations';
 import { ConversationEntity } from './conversation.entity';
 import { FactEntity } from './fact.entity';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { TranslationQueue } from './translation-queue';
 
 export const INTAKE_BATCH_SIZE = 100;

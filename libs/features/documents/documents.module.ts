@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { CoreModule } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { PreparedStatementsModule } from '@kernel/database';
 import { EventsModule } from '@kernel/events';
 import { QueuesModule } from '@kernel/queue';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CoreModule } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { GroupsService } from './groups.service';
 import { PeopleManagersService } from './people-managers.service';
 import { PermissionsService } from './permissions.service';

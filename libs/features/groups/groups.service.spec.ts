@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
-import { DomainError, INTEGRATIONS_MANAGE, ORGANISATION_OWN, PEOPLE_MANAGE, TransactionHost } from '@kernel/core';
+import { DomainError, INTEGRATIONS_MANAGE, ORGANISATION_OWN, PEOPLE_MANAGE } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { GroupEntity } from './group.entity';
 import { GroupsService } from './groups.service';
 import { GroupNameTakenError } from './model/groups.errors';

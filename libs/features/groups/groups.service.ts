@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, SelectQueryBuilder } from 'typeorm';
-import { DomainError, isId, notFound, TransactionHost, validationFailed } from '@kernel/core';
+import { DomainError, isId, notFound, validationFailed } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { PeopleManagersService } from './people-managers.service';
 import { PermissionsService } from './permissions.service';
 import { GroupEntity } from './group.entity';

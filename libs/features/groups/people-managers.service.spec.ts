@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
-import { DomainError, ORGANISATION_OWN, PEOPLE_MANAGE, TransactionHost } from '@kernel/core';
+import { DomainError, ORGANISATION_OWN, PEOPLE_MANAGE } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { PeopleManagersService } from './people-managers.service';
 
 /** A manager answering the organisation lock and the count of active people managers from `state`. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { DomainError, ORGANISATION_OWN, PEOPLE_MANAGE, TransactionHost } from '@kernel/core';
+import { DomainError, ORGANISATION_OWN, PEOPLE_MANAGE } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 
 /**
  * last_people_manager: no change may leave an organisation that had an active person able to

@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
-import { INTEGRATIONS_MANAGE, ORGANISATION_OWN, PEOPLE_MANAGE, TransactionHost } from '@kernel/core';
+import { INTEGRATIONS_MANAGE, ORGANISATION_OWN, PEOPLE_MANAGE } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { PermissionEntity } from './permission.entity';
 import { PermissionsService } from './permissions.service';
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, TransactionHost } from '@kernel/core';
+import { DomainError } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { PermissionEntity } from './permission.entity';
 
 /**

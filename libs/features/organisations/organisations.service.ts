@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { normaliseCidr as normaliseParsedCidr } from '@kernel/config';
-import { isId, notFound, TransactionHost, validationFailed } from '@kernel/core';
+import { isId, notFound, validationFailed } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { AuthInvalidationPublisher } from '@kernel/redis';
 import { CURRENT_POLICY_VERSION_SQL } from '@kernel/core';
 import { OrganisationEntity } from './organisation.entity';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { DomainError, notFound, TransactionHost } from '@kernel/core';
+import { DomainError, notFound } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { GroupEntity } from '@features/groups';
 import { OrganisationEntity } from '@features/organisations';
 import { PermissionsService } from '@features/groups';

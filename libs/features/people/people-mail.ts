@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { TransactionHost } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { Mailer, MailMessage } from '@kernel/mail';
 
 /**

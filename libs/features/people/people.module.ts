@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CoreModule } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { EventsModule } from '@kernel/events';
 import { MailModule } from '@kernel/mail';
 import { GroupsModule } from '@features/groups';

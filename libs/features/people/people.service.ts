@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { CursorCodec, isId, notFound, Page, PageRequest, paginate, TransactionHost } from '@kernel/core';
+import { isId, notFound, Page, PageRequest } from '@kernel/core';
+import { CursorCodec, paginate, TransactionHost } from '@kernel/database';
 import { PeopleManagersService } from '@features/groups';
 import { PermissionsService } from '@features/groups';
 import { assignableGroup } from './group-assignment';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
 import { EntityManager } from 'typeorm';
-import { DomainError, notFound, TransactionHost } from '@kernel/core';
+import { DomainError, notFound } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { GroupNameTakenError, PG_UNIQUE_VIOLATION, pgCode } from '@features/groups';
 import { PeopleManagersService } from '@features/groups';
 import { GroupsService } from '@features/groups';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
 import { EntityManager } from 'typeorm';
-import { DomainError, notFound, TransactionHost } from '@kernel/core';
+import { DomainError, notFound } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { PG_UNIQUE_VIOLATION, pgCode } from '@features/groups';
 import { InvitationsService } from '@features/people';
 import { lockAddress } from '@features/people';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, TransactionHost } from '@kernel/core';
+import { Clock } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 
 export interface OverdueDelivery {
   id: string;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, TransactionHost } from '@kernel/core';
+import { Clock } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 
 /** Delivered, failed and given-up deliveries are kept this long after they finished. */
 export const DELIVERY_RETENTION_DAYS = 90;

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock, INTEGRATIONS_MANAGE, ORGANISATION_OWN, TransactionHost } from '@kernel/core';
+import { Clock, INTEGRATIONS_MANAGE, ORGANISATION_OWN } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { Mailer, MailMessage } from '@kernel/mail';
 import { GIVE_UP_REASONS } from './model/give-up';
 import { giveUpPending } from './webhook-rows';

@@ -3,7 +3,8 @@ import { AppConfig } from '@kernel/config';
 import { REDIS, RedisOutage } from '@kernel/redis';
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { Clock, DomainError, TransactionHost } from '@kernel/core';
+import { Clock, DomainError } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { DeliveryAttemptsService } from './delivery-attempts.service';
 import { WebhooksService } from './webhooks.service';
 

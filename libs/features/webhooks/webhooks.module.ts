@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CoreModule } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { PreparedStatementsModule } from '@kernel/database';
 import { MetricsModule } from '@kernel/metrics';
 import { RedisModule } from '@kernel/redis';

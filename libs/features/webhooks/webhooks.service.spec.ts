@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Clock, CursorCodec, TransactionHost } from '@kernel/core';
+import { Clock } from '@kernel/core';
+import { CursorCodec, TransactionHost } from '@kernel/database';
 import { AddressPolicy, NOT_PUBLIC } from './address-policy';
 import { HostResolver, ResolvedAddress } from './host-resolver';
 import { MAX_WEBHOOKS_PER_CONNECTION, WebhookOwner, WebhooksService } from './webhooks.service';

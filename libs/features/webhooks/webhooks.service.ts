@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EVENT_SCOPES, EventName, SUBSCRIBABLE_EVENTS } from '@kernel/events';
 import { randomBytes } from 'node:crypto';
-import { Clock, CursorCodec, isId, notFound, Page, PageRequest, paginateRows, TransactionHost, validationFailed } from '@kernel/core';
+import { Clock, isId, notFound, Page, PageRequest, validationFailed } from '@kernel/core';
+import { CursorCodec, paginateRows, TransactionHost } from '@kernel/database';
 import { AddressPolicy, NOT_PUBLIC } from './address-policy';
 import { HostResolver } from './host-resolver';
 import { GIVE_UP_REASONS } from './model/give-up';

@@ -4,3 +4,7 @@ export * from './migrate';
 export * from './migrations';
 export * from './prepared-statements';
 export * from './notified-loop';
+export * from './core.module';
+export * from './cursor-codec';
+export * from './paginate';
+export * from './transaction-host';

@@ -1,6 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { CoreModule, TransactionHost } from '@kernel/core';
+import { CoreModule } from './core.module';
+import { TransactionHost } from './transaction-host';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 

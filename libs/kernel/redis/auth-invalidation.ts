@@ -1,6 +1,7 @@
 import { Injectable, Logger, Module } from '@nestjs/common';
 import { PubSub } from './pub-sub';
-import { AUTH_INVALIDATION_CHANNEL, AuthInvalidation, CoreModule, TransactionHost } from '@kernel/core';
+import { AUTH_INVALIDATION_CHANNEL, AuthInvalidation } from '@kernel/core';
+import { CoreModule, TransactionHost } from '@kernel/database';
 import { RedisModule } from './redis.module';
 
 /**

@@ -1,6 +1,7 @@
 import { DynamicModule, Module, ModuleMetadata, Type } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
-import { CoreModule, KeyLookup } from '@kernel/core';
+import { KeyLookup } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { MetricsModule } from '@kernel/metrics';
 import { RedisModule } from '@kernel/redis';
 import { BearerAuthGuard } from './bearer-auth.guard';

@@ -1,5 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
-import { CoreModule, CURRENT_POLICY_VERSION_SQL, DomainError, INTEGRATIONS_MANAGE, ORGANISATION_OWN, policyAccepted, TransactionHost } from '@kernel/core';
+import { CURRENT_POLICY_VERSION_SQL, DomainError, INTEGRATIONS_MANAGE, ORGANISATION_OWN, policyAccepted } from '@kernel/core';
+import { CoreModule, TransactionHost } from '@kernel/database';
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 /** A sign-in link works once, for 15 minutes. */

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CoreModule } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { MailModule } from '@kernel/mail';
 import { RedisModule } from '@kernel/redis';
 import { ConsoleAssetsController } from './assets.controller';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CoreModule } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { IdempotencyStore } from './idempotency.store';
 
 /**

@@ -2,7 +2,8 @@ import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterce
 import { Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
 import { AppConfig } from '@kernel/config';
-import { DomainError, TransactionHost } from '@kernel/core';
+import { DomainError } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { Metrics, METRICS } from '@kernel/metrics';
 import type { Request, Response } from 'express';
 import type { Counter } from 'prom-client';

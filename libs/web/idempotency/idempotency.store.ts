@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 

@@ -1,5 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { SCOPES, TransactionHost } from '@kernel/core';
+import { SCOPES } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { ApiKeysService, ConnectionsService } from '@features/connections';
 import { CasesService } from '@features/cases';
 import { ConversationIngestService } from '@features/conversations';

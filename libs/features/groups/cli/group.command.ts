@@ -1,5 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { TransactionHost, validationFailed } from '@kernel/core';
+import { validationFailed } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { GroupEntity } from '../group.entity';
 import { OrganisationsService } from '@features/organisations';
 import { PermissionsService } from '../permissions.service';

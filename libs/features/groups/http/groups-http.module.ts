@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CoreModule } from '@kernel/core';
+import { CoreModule } from '@kernel/database';
 import { GroupsModule } from '../groups.module';
 import { IdempotencyModule } from '@web/idempotency';
 import { GroupPermissionsController } from './group-permissions.controller';

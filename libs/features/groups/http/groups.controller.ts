@@ -3,7 +3,7 @@ import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
 import { DigitsIdPipe, PageQueryDto } from '@web/http';
 import { Idempotent } from '@web/idempotency';
-import { CursorCodec, paginate } from '@kernel/core';
+import { CursorCodec, paginate } from '@kernel/database';
 import { GroupsService } from '../groups.service';
 import { ApiData, ApiErrors } from '@web/http';
 import { GroupDto } from './dto/group.dto';

@@ -1,5 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { DomainError, isId, TransactionHost, validationFailed } from '@kernel/core';
+import { DomainError, isId, validationFailed } from '@kernel/core';
+import { TransactionHost } from '@kernel/database';
 import { findAccount, joinOrganisation } from '../accounts';
 import { OrganisationsService } from '@features/organisations';
 import { parseEmail } from '@kernel/core';

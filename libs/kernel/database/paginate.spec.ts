@@ -1,6 +1,7 @@
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { CursorCodec } from './cursor-codec';
-import { DEFAULT_PAGE_SIZE, paginate, paginateRows, RowsQuery } from './paginate';
+import { DEFAULT_PAGE_SIZE } from '@kernel/core';
+import { paginate, paginateRows, RowsQuery } from './paginate';
 
 // A codec with a fixed secret, as if read from server_secrets.
 const cursors = new CursorCodec({ query: async () => [{ secret: Buffer.alloc(32, 7) }] } as never);

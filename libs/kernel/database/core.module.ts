@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { Clock, SystemClock } from './clock';
+import { Clock, SystemClock } from '@kernel/core';
 import { CursorCodec } from './cursor-codec';
 import { TransactionHost } from './transaction-host';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CursorPosition, decodeCursor, encodeCursor } from './cursor';
+import { CursorPosition, decodeCursor, encodeCursor } from '@kernel/core';
 
 /** The row of server_secrets whose bytes sign cursors. */
 export const CURSOR_SECRET_NAME = 'cursor';

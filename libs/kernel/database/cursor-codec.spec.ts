@@ -1,5 +1,5 @@
 import { CURSOR_SECRET_NAME, CursorCodec } from './cursor-codec';
-import { DomainError } from './domain-error';
+import { DomainError } from '@kernel/core';
 
 /** A stand-in for the DataSource: answers server_secrets rows in turn and records the queries. */
 function dataSource(...answers: Array<Array<{ secret: Buffer }> | Error>) {

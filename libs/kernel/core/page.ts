@@ -1,0 +1,14 @@
+/** Page size when a list call names none; the edge bounds `limit` to 1..MAX_PAGE_SIZE. */
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+
+/** What a list call asked for (validated at the edge). */
+export interface PageRequest {
+  limit?: number;
+  cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
