@@ -1,3 +1,7 @@
+/**
+ * Conversations: what partners read (REST /v1/conversations) and what the platform ingests (turns,
+ * facts, summaries), with their events. The only door to this feature from outside it.
+ */
 export * from './cli/conversation.command';
 export * from './conversation-ingest.service';
 export * from './conversation.entity';

@@ -1,3 +1,7 @@
+/**
+ * Documents sent for translation: the upload edge, formats and segmentation (model/), the engines,
+ * the intake and the translation worker. The only door to this feature from outside it.
+ */
 export * from './document-intake.service';
 export * from './document-translator.service';
 export * from './documents.module';

@@ -1,3 +1,7 @@
+/**
+ * Groups and the permission codes they hold, with the last-people-manager rule (REST /v1/groups,
+ * /v1/permissions, the CLI). The only door to this feature from outside it.
+ */
 export * from './cli/group.command';
 export * from './group.entity';
 export * from './groups.module';

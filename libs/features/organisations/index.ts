@@ -1,3 +1,8 @@
+/**
+ * Organisations: the integrations module, the address allow-list, the data policy and its page,
+ * verified mail domains, the CLI's org, domain and policy commands. The only door to this feature
+ * from outside it.
+ */
 export * from './cli/domain.command';
 export * from './cli/org.command';
 export * from './cli/policy.command';

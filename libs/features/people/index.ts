@@ -1,3 +1,7 @@
+/**
+ * People and their invitations (REST /v1/users and /v1/invitations, the invitation page, the CLI);
+ * SCIM adds people through these services. The only door to this feature from outside it.
+ */
 export * from './accounts';
 export * from './cli/invitation.command';
 export * from './cli/person.command';

@@ -1,3 +1,8 @@
+/**
+ * SCIM 2.0 for Okta and Microsoft Entra ID: paths, filters, PATCH and schemas (model/), users and
+ * groups over the people and groups features, the /scim/v2 edge and its error dialect. The only
+ * door to this feature from outside it.
+ */
 export * from './http/scim-http.module';
 export * from './model/scim-caller';
 export * from './model/scim-discovery';

@@ -1,3 +1,8 @@
+/**
+ * Webhooks: the contract objects and REST edge, the pages and delivery log, and the delivery
+ * pipeline from outbox to receiver (relay, per-webhook slots, queues, processors, attempt, sender,
+ * recovery, retention). The only door to this feature from outside it.
+ */
 export * from './address-policy';
 export * from './cli/webhook.command';
 export * from './console/webhooks-console.module';
