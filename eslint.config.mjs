@@ -17,6 +17,8 @@ const dirs = (group) =>
 const KERNEL = dirs('kernel');
 const WEB = dirs('web');
 const FEATURES = dirs('features');
+/** A feature's edges, each with an index.ts of its own for the app that runs it. */
+const EDGES = ['http', 'console', 'worker', 'cli'];
 const others = (list, name) => list.filter((n) => n !== name);
 const UNITS = [...KERNEL.map((n) => `kernel/${n}`), ...WEB.map((n) => `web/${n}`), ...FEATURES.map((n) => `features/${n}`)];
 /** Every folder outside `unit` that may hold an import: the apps, the tests and every other unit. */
@@ -39,10 +41,18 @@ const zones = [
   // A piece of the kernel or the web kit is entered by its index.ts from anywhere outside it.
   // Every unit (a piece of the kernel or the web kit, a feature) is entered by its index.ts from outside it.
   ...UNITS.map((unit) => ({
-    target: outside(unit),
+    target: unit.startsWith('features/') ? outside(unit).filter((t) => t !== './apps' && t !== './test') : outside(unit),
     from: `./libs/${unit}`,
     except: ['./index.ts'],
     message: `Use @${unit} (its index.ts), not a file inside it.`,
+  })),
+  // The apps (and their tests) compose a feature's edges through each edge's own index.ts
+  // (@features/<name>/http, /console, /worker, /cli), so a process loads only the edges it runs.
+  ...FEATURES.map((name) => ({
+    target: ['./apps', './test'],
+    from: `./libs/features/${name}`,
+    except: ['./index.ts', ...EDGES.map((edge) => `./${edge}/index.ts`)],
+    message: `Use @features/${name} or one of its edges (@features/${name}/http, /console, /worker, /cli), not a file inside it.`,
   })),
   // The list of every feature's entities is for the apps' data sources, not for a feature.
   { target: './libs/features/*/**', from: './libs/features/entities.ts', message: 'Only the apps (and the TypeORM CLI) read the entity list.' },

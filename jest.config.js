@@ -3,7 +3,7 @@ const swcrc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 // swc rewrites the @app/* aliases itself, which also covers globalSetup (outside the mapper).
 swcrc.jsc.baseUrl = __dirname;
 const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }] };
-const moduleNameMapper = { '^@(kernel|web|features)/([a-z-]+)$': '<rootDir>/libs/$1/$2' };
+const moduleNameMapper = { '^@(kernel|web|features)/([a-z-]+(?:/(?:http|console|worker|cli))?)$': '<rootDir>/libs/$1/$2' };
 const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };
 
 /**

@@ -2,8 +2,7 @@ import { AddressPolicy, HostResolver, WebhookSender, WebhookTls } from '@feature
 import { createServer as createHttpServer, Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import { AddressInfo } from 'node:net';
-import { callEngine } from '@features/documents';
-import { TranslationEngineError } from '@features/documents';
+import { callEngine, TranslationEngineError } from '@features/documents';
 import { receiverTls } from './support/webhook-receiver';
 
 /**

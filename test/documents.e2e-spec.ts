@@ -15,7 +15,7 @@ import { buildDocx, DOCX_TEXT_PARTS, runTexts, withoutText } from './support/doc
 import { DocumentsHarness, openCase, settled, startDocuments, translatedEvents } from './support/documents-harness';
 import { EngineStandIn } from './support/engine-stand-in';
 import { OpenApiChecker } from './support/openapi-check';
-import { TranslationProcessor } from '@features/documents';
+import { TranslationProcessor } from '@features/documents/worker';
 import { ABANDONED_REASON, DocumentTranslatorService } from '@features/documents';
 
 type Res = { status: number; body: any; headers: Record<string, string> };

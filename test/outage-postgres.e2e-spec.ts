@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { dataSourceOptions } from '@kernel/database';
-import { TransactionHost } from '@kernel/database';
+import { dataSourceOptions, TransactionHost } from '@kernel/database';
 import { Outbox } from '@kernel/events';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';

@@ -1,6 +1,5 @@
 import { AppConfig } from '@kernel/config';
-import { TransactionHost } from '@kernel/database';
-import { PreparedStatements } from '@kernel/database';
+import { TransactionHost, PreparedStatements } from '@kernel/database';
 import { ScimUsersRepository } from '@features/scim';
 import type { Pool } from 'pg';
 import { useApi } from './support/api';

@@ -2,7 +2,7 @@ import { AppConfig } from '@kernel/config';
 import { Metrics, METRICS } from '@kernel/metrics';
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { DeliveryQueues, SLOT_KEYS_TTL_MS, WebhookSlots } from '@features/webhooks';
+import { DeliveryQueues, SLOT_KEYS_TTL_MS, WebhookSlots } from '@features/webhooks/worker';
 
 /**
  * The per-webhook slot rules (the Lua scripts) against the real Redis (REDIS_URL). What the

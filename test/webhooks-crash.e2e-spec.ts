@@ -28,7 +28,8 @@ const { Module } = require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');
 const { Logger } = require('nestjs-pino');
 const { WorkerModule } = require('./apps/worker/src/worker.module');
-const { WebhooksModule, WebhooksWorkerModule } = require('./libs/features/webhooks');
+const { WebhooksModule } = require('./libs/features/webhooks');
+const { WebhooksWorkerModule } = require('./libs/features/webhooks/worker');
 const { installGracefulShutdown } = require('./libs/kernel/logging');
 class CrashTestWorker {}
 Module({ imports: [WorkerModule.forRoot(), WebhooksModule, WebhooksWorkerModule] })(CrashTestWorker);

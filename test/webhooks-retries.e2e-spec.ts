@@ -2,7 +2,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { CasesService } from '@features/cases';
 import { ConversationIngestService } from '@features/conversations';
 import { DataSource } from 'typeorm';
-import { DeliveryQueues } from '@features/webhooks';
+import { DeliveryQueues } from '@features/webhooks/worker';
 import { AttemptOutcome, DeliveryAttemptsService, retryDelayMs, verifySignature } from '@features/webhooks';
 import { makeTenant, Tenant, TestApi } from './support/api';
 import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';

@@ -18,16 +18,16 @@ const SYMBOLS = {
   bullPrefix: 'libs/kernel/queue',
   installGracefulShutdown: 'libs/kernel/logging',
   encodeCursor: 'libs/kernel/core',
-  CURSOR_SECRET_NAME: 'libs/kernel/core',
+  CURSOR_SECRET_NAME: 'libs/kernel/database',
   Mailer: 'libs/kernel/mail',
-  // features, through their doors
+  // features, through their doors (a feature's, or one of its edges')
   WebhooksModule: 'libs/features/webhooks',
-  WebhooksWorkerModule: 'libs/features/webhooks',
-  WebhooksConsoleModule: 'libs/features/webhooks',
-  CasesHttpModule: 'libs/features/cases',
+  WebhooksWorkerModule: 'libs/features/webhooks/worker',
+  WebhooksConsoleModule: 'libs/features/webhooks/console',
+  CasesHttpModule: 'libs/features/cases/http',
   LibreTranslateEngine: 'libs/features/documents',
   TranslationQueue: 'libs/features/documents',
-  TranslationProcessor: 'libs/features/documents',
+  TranslationProcessor: 'libs/features/documents/worker',
   // the apps' composition roots
   ApiModule: 'apps/api/src/api.module',
   createApiApp: 'apps/api/src/bootstrap',

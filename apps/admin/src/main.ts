@@ -3,9 +3,8 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppConfig } from '@kernel/config';
 import { AdminModule } from './admin.module';
-import { asksForCommandList, checkArgv, CommandArgs } from '@kernel/cli';
+import { asksForCommandList, checkArgv, CommandArgs, EXIT_FAILED, Output } from '@kernel/cli';
 import { CommandContext, helpResult } from './commands';
-import { EXIT_FAILED, Output } from '@kernel/cli';
 import { parseCommandLine } from './program';
 
 // stdout carries only the command's answer; TypeORM's console logger prints query errors with

@@ -21,7 +21,7 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import { requestLog } from '@kernel/logging';
 import { Metrics } from '@kernel/metrics';
 import { ApiModule } from './api.module';
-import { documentJsonLimit } from '@features/documents';
+import { documentJsonLimit } from '@features/documents/http';
 import { requestMetrics } from './metrics/request-metrics';
 import { OpenApiDocument } from '@web/openapi';
 import { loadTls } from './tls';

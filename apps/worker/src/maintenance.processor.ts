@@ -3,7 +3,7 @@ import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/commo
 import { IdempotencyStore } from '@web/idempotency';
 import { MAINTENANCE_JOBS, QUEUES, superviseWorker } from '@kernel/queue';
 import { Job, UnrecoverableError } from 'bullmq';
-import { WebhookMaintenanceJobs } from '@features/webhooks';
+import { WebhookMaintenanceJobs } from '@features/webhooks/worker';
 
 /** Rows deleted per statement: short transactions, no long lock on the table. */
 export const SWEEP_BATCH_SIZE = 1000;

@@ -1,7 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, generateKey, hashKey, isId, KeyLookup, KeyPrincipalRow, lastFour, notFound } from '@kernel/core';
+import {
+  DomainError,
+  generateKey,
+  hashKey,
+  isId,
+  KeyLookup,
+  KeyPrincipalRow,
+  lastFour,
+  notFound,
+  CURRENT_POLICY_VERSION_SQL,
+  policyAccepted,
+} from '@kernel/core';
 import { TransactionHost } from '@kernel/database';
-import { CURRENT_POLICY_VERSION_SQL, policyAccepted } from '@kernel/core';
 import { AuthInvalidationPublisher } from '@kernel/redis';
 import { ApiKeyEntity } from './api-key.entity';
 import { ConnectionEntity } from './connection.entity';

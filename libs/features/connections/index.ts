@@ -5,10 +5,6 @@
  */
 export * from './api-key.entity';
 export * from './api-keys.service';
-export * from './cli/connection.command';
-export * from './cli/key.command';
 export * from './connection.entity';
 export * from './connections.module';
 export * from './connections.service';
-export * from './console/connections-console.module';
-export * from './http/me.module';

@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { PreparedStatements } from '@kernel/database';
+import { PreparedStatements, TransactionHost } from '@kernel/database';
 import { Outbox } from '@kernel/events';
 import { currentTraceContext } from '@kernel/telemetry';
 import { randomUUID } from 'node:crypto';
 import { MicroBatch } from '@kernel/core';
-import { TransactionHost } from '@kernel/database';
 import { DEFAULT_DOCUMENTS_OPTIONS, DOCUMENTS_OPTIONS, DocumentsOptions } from './model/documents.options';
 import { TranslationEngine, TranslationEngineError } from './engines/translation-engine';
 import { DocumentContentError, DocumentFormat } from './model/formats/document-format';

@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { CoreModule } from '@kernel/database';
-import { PreparedStatementsModule } from '@kernel/database';
+import { CoreModule, PreparedStatementsModule } from '@kernel/database';
 import { EventsModule } from '@kernel/events';
 import { QueuesModule } from '@kernel/queue';
 import { DocumentIntakeService } from './document-intake.service';

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { CHANNELS } from '@kernel/database';
+import { CHANNELS, TransactionHost } from '@kernel/database';
 import { AppConfig } from '@kernel/config';
 import type { PoolClient } from 'pg';
 import { EntityManager } from 'typeorm';
 import { isId, notFound, validationFailed } from '@kernel/core';
-import { TransactionHost } from '@kernel/database';
 import { DocumentFile, documentFileFromBuffer } from './model/document-file';
 import { DOCUMENT_COLUMNS, DocumentRecord, DocumentRow, toDocumentRecord } from './model/document.record';
 import { fileTooLarge, fileTypeNotSupported, textTooLong } from './model/documents.errors';

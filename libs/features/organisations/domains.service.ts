@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { isId, notFound, validationFailed } from '@kernel/core';
+import { isId, notFound, validationFailed, parseDomain } from '@kernel/core';
 import { TransactionHost } from '@kernel/database';
-import { parseDomain } from '@kernel/core';
 import { OrganisationDomainEntity } from './organisation-domain.entity';
 import { OrganisationEntity } from './organisation.entity';
 

@@ -3,10 +3,6 @@
  * verified mail domains, the CLI's org, domain and policy commands. The only door to this feature
  * from outside it.
  */
-export * from './cli/domain.command';
-export * from './cli/org.command';
-export * from './cli/policy.command';
-export * from './console/organisations-console.module';
 export * from './domains.service';
 export * from './organisation-domain.entity';
 export * from './organisation.entity';

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { normaliseCidr as normaliseParsedCidr } from '@kernel/config';
-import { isId, notFound, validationFailed } from '@kernel/core';
+import { isId, notFound, validationFailed, CURRENT_POLICY_VERSION_SQL } from '@kernel/core';
 import { TransactionHost } from '@kernel/database';
 import { AuthInvalidationPublisher } from '@kernel/redis';
-import { CURRENT_POLICY_VERSION_SQL } from '@kernel/core';
 import { OrganisationEntity } from './organisation.entity';
 import { PolicyVersionEntity } from './policy-version.entity';
 

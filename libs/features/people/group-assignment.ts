@@ -1,7 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { isId, validationFailed } from '@kernel/core';
-import { GroupEntity } from '@features/groups';
-import { PermissionsService } from '@features/groups';
+import { GroupEntity, PermissionsService } from '@features/groups';
 
 /**
  * The group a person is being put into: it must be in the same organisation (else 422 naming

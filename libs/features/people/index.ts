@@ -3,11 +3,7 @@
  * SCIM adds people through these services. The only door to this feature from outside it.
  */
 export * from './accounts';
-export * from './cli/invitation.command';
-export * from './cli/person.command';
 export * from './group-assignment';
-export * from './http/invitation-page.module';
-export * from './http/people-http.module';
 export * from './invitation.entity';
 export * from './invitations.service';
 export * from './people-adder';

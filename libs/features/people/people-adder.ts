@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { DomainError, notFound } from '@kernel/core';
+import { DomainError, notFound, EmailAddress, parseEmail } from '@kernel/core';
 import { TransactionHost } from '@kernel/database';
-import { GroupEntity } from '@features/groups';
+import { GroupEntity, PermissionsService } from '@features/groups';
 import { OrganisationEntity } from '@features/organisations';
-import { PermissionsService } from '@features/groups';
 import { findAccount, joinOrganisation, lockAddress } from './accounts';
-import { EmailAddress, parseEmail } from '@kernel/core';
 import { assignableGroup } from './group-assignment';
 import { InvitationEntity, InvitationSource } from './invitation.entity';
 import { InvitationsService } from './invitations.service';

@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { isId, notFound, Page, PageRequest } from '@kernel/core';
 import { CursorCodec, paginate, TransactionHost } from '@kernel/database';
-import { PeopleManagersService } from '@features/groups';
-import { PermissionsService } from '@features/groups';
+import { PeopleManagersService, PermissionsService } from '@features/groups';
 import { assignableGroup } from './group-assignment';
 import { PersonEntity } from './person.entity';
 

@@ -3,7 +3,6 @@
  * groups over the people and groups features, the /scim/v2 edge and its error dialect. The only
  * door to this feature from outside it.
  */
-export * from './http/scim-http.module';
 export * from './model/scim-caller';
 export * from './model/scim-discovery';
 export * from './model/scim-error';
@@ -20,4 +19,3 @@ export * from './scim-membership';
 export * from './scim-users.repository';
 export * from './scim-users.service';
 export * from './scim.module';
-export * from './http/scim-errors';

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PreparedStatementsModule } from '@kernel/database';
-import { CoreModule } from '@kernel/database';
+import { PreparedStatementsModule, CoreModule } from '@kernel/database';
 import { GroupsModule } from '@features/groups';
 import { PeopleModule } from '@features/people';
 import { ScimGroupsRepository } from './scim-groups.repository';

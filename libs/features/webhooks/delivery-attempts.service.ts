@@ -1,11 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { PreparedStatements } from '@kernel/database';
+import { PreparedStatements, TransactionHost } from '@kernel/database';
 import { Metrics, METRICS } from '@kernel/metrics';
 import type { Counter, Histogram } from 'prom-client';
-import { Clock, isConnectionError, MicroBatch } from '@kernel/core';
-import { TransactionHost } from '@kernel/database';
-import { CURRENT_POLICY_VERSION_SQL } from '@kernel/core';
+import { Clock, isConnectionError, MicroBatch, CURRENT_POLICY_VERSION_SQL } from '@kernel/core';
 import { retryDelayMs } from './model/retry-timetable';
 import { AttemptContext, deliveryBody, GiveUpReason, giveUpReason } from './model/give-up';
 import { SendResult, WebhookSender } from './webhook-sender';

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CHANNELS } from '@kernel/database';
+import { CHANNELS, CursorCodec, paginateRows, TransactionHost } from '@kernel/database';
 import { Clock, DEFAULT_PAGE_SIZE, isId, MAX_PAGE_SIZE, notFound, Page, PageRequest, validationFailed } from '@kernel/core';
-import { CursorCodec, paginateRows, TransactionHost } from '@kernel/database';
 import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity';
 import { DeliveryState, WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { DELIVERY_COLUMNS, toAttempt, toDelivery } from './webhook-rows';

@@ -4,14 +4,11 @@
  * recovery, retention). The only door to this feature from outside it.
  */
 export * from './address-policy';
-export * from './cli/webhook.command';
-export * from './console/webhooks-console.module';
 export * from './delivery-attempts.service';
 export * from './delivery-log.service';
 export * from './delivery-recovery.service';
 export * from './delivery-retention.service';
 export * from './host-resolver';
-export * from './http/webhooks-http.module';
 export * from './model/give-up';
 export * from './model/retry-timetable';
 export * from './model/webhook-signature';
@@ -26,8 +23,3 @@ export * from './webhook-tls';
 export * from './webhook.entity';
 export * from './webhooks.module';
 export * from './webhooks.service';
-export * from './worker/delivery-queues';
-export * from './worker/outbox-relay.loop';
-export * from './worker/webhook-maintenance';
-export * from './worker/webhook-slots';
-export * from './worker/webhooks-worker.module';

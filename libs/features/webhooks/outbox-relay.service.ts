@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PreparedStatements } from '@kernel/database';
+import { PreparedStatements, TransactionHost } from '@kernel/database';
 import { EVENT_SCOPES, SUBSCRIBABLE_EVENTS } from '@kernel/events';
 import { Clock } from '@kernel/core';
-import { TransactionHost } from '@kernel/database';
 import { TraceContext } from '@kernel/telemetry';
 
 /** Outbox rows taken per statement. */

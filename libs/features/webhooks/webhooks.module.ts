@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CoreModule } from '@kernel/database';
-import { PreparedStatementsModule } from '@kernel/database';
+import { CoreModule, PreparedStatementsModule } from '@kernel/database';
 import { MetricsModule } from '@kernel/metrics';
 import { RedisModule } from '@kernel/redis';
 import { MailModule } from '@kernel/mail';

@@ -15,3 +15,4 @@ export * from './slow-clients';
 export * from './api-data-array';
 export * from './api-docs';
 export * from './id-docs';
+export * from './no-body.pipe';

@@ -1,7 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ERROR_CODES, ErrorCode } from '@kernel/core';
-import { MAX_BODY_ARRAY, STATUS_BY_CODE } from '@web/http';
-import { NO_NUL } from '@web/http';
+import { MAX_BODY_ARRAY, STATUS_BY_CODE, NO_NUL } from '@web/http';
 
 type Json = Record<string, unknown>;
 

@@ -9,8 +9,8 @@ import { OrganisationsService } from '@features/organisations';
 import { EntityManager } from 'typeorm';
 import { Command } from '@kernel/cli';
 import { DEMO_CASES, DEMO_CONSOLE_PERSON, DEMO_CONVERSATIONS, DEMO_GROUPS, DEMO_PEOPLE, DemoGroupKey } from './demo-data';
-import { createGroup } from '@features/groups';
-import { addMember } from '@features/people';
+import { createGroup } from '@features/groups/cli';
+import { addMember } from '@features/people/cli';
 
 interface Seeded {
   organisation_id: string;

@@ -1,19 +1,14 @@
-import { CommandResult } from '@kernel/cli';
-import { Command } from '@kernel/cli';
-import { CASE_COMMANDS } from '@features/cases';
-import { CONNECTION_COMMANDS } from '@features/connections';
+import { CommandResult, Command } from '@kernel/cli';
+import { CASE_COMMANDS } from '@features/cases/cli';
+import { CONNECTION_COMMANDS, KEY_COMMANDS } from '@features/connections/cli';
 import { CONSOLE_COMMANDS } from '@web/console';
-import { CONVERSATION_COMMANDS } from '@features/conversations';
+import { CONVERSATION_COMMANDS } from '@features/conversations/cli';
 import { DEMO_COMMANDS } from './demo.command';
-import { DOMAIN_COMMANDS } from '@features/organisations';
-import { GROUP_COMMANDS } from '@features/groups';
-import { INVITATION_COMMANDS } from '@features/people';
-import { KEY_COMMANDS } from '@features/connections';
+import { DOMAIN_COMMANDS, ORG_COMMANDS, POLICY_COMMANDS } from '@features/organisations/cli';
+import { GROUP_COMMANDS } from '@features/groups/cli';
+import { INVITATION_COMMANDS, PERSON_COMMANDS } from '@features/people/cli';
 import { MIGRATE_COMMANDS } from './migrate.command';
-import { ORG_COMMANDS } from '@features/organisations';
-import { PERSON_COMMANDS } from '@features/people';
-import { POLICY_COMMANDS } from '@features/organisations';
-import { WEBHOOK_COMMANDS } from '@features/webhooks';
+import { WEBHOOK_COMMANDS } from '@features/webhooks/cli';
 
 export * from '@kernel/cli';
 

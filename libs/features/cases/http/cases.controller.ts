@@ -1,16 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { DigitsIdPipe, PageQueryDto } from '@web/http';
+import { DigitsIdPipe, PageQueryDto, ApiData, ApiErrors, NoBodyPipe, ApiIdParam } from '@web/http';
 import { Idempotent } from '@web/idempotency';
 import type { Response } from 'express';
 import { CasesService } from '../cases.service';
-import { ApiData, ApiErrors } from '@web/http';
 import { presentCase } from './case.presenter';
 import { CaseDto, CaseUrlDto } from './dto/case.dto';
 import { CreateCaseDto } from './dto/create-case.dto';
-import { NoBodyPipe } from './no-body.pipe';
-import { ApiIdParam } from '@web/http';
 
 @ApiTags('Cases')
 @Controller('v1/cases')

@@ -1,7 +1,6 @@
 import { SCOPES } from '@kernel/core';
 import { ConnectionsService } from '../connections.service';
-import { CommandArgs } from '@kernel/cli';
-import { Command, CommandContext } from '@kernel/cli';
+import { CommandArgs, Command, CommandContext } from '@kernel/cli';
 
 /** `--scopes a,b` as a list; `""` is none and `all` is every scope. Unknown names are the service's to refuse. */
 export function readScopes(args: CommandArgs): string[] {

@@ -1,6 +1,5 @@
 import { ConversationIngestService } from '../conversation-ingest.service';
-import { UsageError } from '@kernel/cli';
-import { Command, CommandContext } from '@kernel/cli';
+import { UsageError, Command, CommandContext } from '@kernel/cli';
 
 const ingest = async (ctx: CommandContext) => (await ctx.app()).get(ConversationIngestService);
 

@@ -1,10 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { PageQueryDto } from '@web/http';
+import { PageQueryDto, ApiData, ApiDataArray } from '@web/http';
 import { ConversationsService } from '../conversations.service';
-import { ApiData } from '@web/http';
-import { ApiDataArray } from '@web/http';
 import { presentConversation, presentFact, presentSummary, presentTurn } from './conversation.presenter';
 import { ConversationIdPipe } from './conversation-id.pipe';
 import { ConversationDto, FactDto, SummaryDto, TurnDto } from './dto/conversation.dto';

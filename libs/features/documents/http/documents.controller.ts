@@ -1,16 +1,14 @@
 import { Controller, Get, HttpCode, Param, Post, Type, UseGuards } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { ApiValidationPipe, DigitsIdPipe } from '@web/http';
+import { ApiValidationPipe, DigitsIdPipe, ApiData, ApiErrors, ApiIdParam } from '@web/http';
 import { Idempotent } from '@web/idempotency';
 import { DocumentsService } from '../documents.service';
-import { ApiData, ApiErrors } from '@web/http';
 import { presentDocument } from './document.presenter';
 import { DocumentCreateFormDto, DocumentCreateTextDto } from './dto/document-create.dto';
 import { DocumentDto, DocumentTranslationDto } from './dto/document.dto';
 import type { UploadedDocument } from './multipart-upload';
 import { DocumentInput, MultipartUploadGuard, uploadFingerprint } from './multipart-upload.guard';
-import { ApiIdParam } from '@web/http';
 
 const validation = new ApiValidationPipe();
 /** The body checked against the DTO of the shape it came in (422 validation_failed naming the field). */

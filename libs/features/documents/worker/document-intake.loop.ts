@@ -1,8 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { CHANNELS } from '@kernel/database';
+import { CHANNELS, NotifiedLoop } from '@kernel/database';
 import { DocumentIntakeService, INTAKE_BATCH_SIZE } from '../document-intake.service';
-import { NotifiedLoop } from '@kernel/database';
 
 /** Without a notification (missed while reconnecting), the loop still looks this often. */
 export const INTAKE_POLL_MS = 1000;

@@ -1,10 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { DigitsIdPipe } from '@web/http';
+import { DigitsIdPipe, ApiErrors } from '@web/http';
 import { Idempotent } from '@web/idempotency';
 import { GroupsService } from '../groups.service';
-import { ApiErrors } from '@web/http';
 import { PermissionCodesDto } from './dto/group.dto';
 import { AddPermissionDto, SetPermissionsDto } from './dto/group-requests.dto';
 import { ApiGroupId } from './groups.api-docs';

@@ -1,11 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { DigitsIdPipe, PageQueryDto } from '@web/http';
+import { DigitsIdPipe, PageQueryDto, ApiData, ApiErrors } from '@web/http';
 import { Idempotent } from '@web/idempotency';
 import { CursorCodec, paginate } from '@kernel/database';
 import { GroupsService } from '../groups.service';
-import { ApiData, ApiErrors } from '@web/http';
 import { GroupDto } from './dto/group.dto';
 import { CreateGroupDto, UpdateGroupDto } from './dto/group-requests.dto';
 import { presentGroup } from './group.presenter';

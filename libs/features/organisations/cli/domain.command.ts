@@ -1,6 +1,5 @@
 import { DomainsService } from '../domains.service';
-import { UsageError } from '@kernel/cli';
-import { Command } from '@kernel/cli';
+import { UsageError, Command } from '@kernel/cli';
 
 const ACTIONS = ['add', 'remove', 'list'] as const;
 

@@ -1,9 +1,8 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { DomainError, isId, validationFailed } from '@kernel/core';
+import { DomainError, isId, validationFailed, parseEmail } from '@kernel/core';
 import { TransactionHost } from '@kernel/database';
 import { findAccount, joinOrganisation } from '../accounts';
 import { OrganisationsService } from '@features/organisations';
-import { parseEmail } from '@kernel/core';
 import { PersonEntity } from '../person.entity';
 import { EntityManager } from 'typeorm';
 import { Command } from '@kernel/cli';

@@ -2,8 +2,7 @@ import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common'
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
 import { InvitationsService } from '../invitations.service';
-import { DigitsIdPipe, PageQueryDto } from '@web/http';
-import { ApiData } from '@web/http';
+import { DigitsIdPipe, PageQueryDto, ApiData } from '@web/http';
 import { InvitationDto } from './dto/invitation.dto';
 import { ApiIdParam } from './people-api-docs';
 import { presentInvitation } from './people.presenter';

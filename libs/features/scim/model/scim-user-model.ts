@@ -1,5 +1,4 @@
-import { DomainError, isId } from '@kernel/core';
-import { parseEmail } from '@kernel/core';
+import { DomainError, isId, parseEmail } from '@kernel/core';
 import { invalidValue } from './scim-error';
 import type { ScimJson } from './scim-patch';
 import { SCIM_URN } from './scim-schemas';

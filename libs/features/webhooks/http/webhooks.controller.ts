@@ -1,17 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { DigitsIdPipe, PageQueryDto } from '@web/http';
+import { DigitsIdPipe, PageQueryDto, NoBodyPipe, ApiData, ApiErrors, ApiIdParam } from '@web/http';
 import { Idempotent } from '@web/idempotency';
-import { NoBodyPipe } from '@features/cases';
-import { ApiData, ApiErrors } from '@web/http';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookDto, WebhookTestResultDto } from './dto/webhook.dto';
 import { hideSecret, presentCreatedWebhook, presentTest, presentWebhook } from './webhook.presenter';
 import { WebhooksService } from '../webhooks.service';
 import { WebhookTestService } from '../webhook-test.service';
 import { CREATE_WEBHOOK_RULES, TEST_WEBHOOK_RULES } from './webhooks.api-docs';
-import { ApiIdParam } from '@web/http';
 
 const ApiWebhookId = () => ApiIdParam('webhook');
 

@@ -1,9 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { NotifiedLoop } from '@kernel/database';
+import { NotifiedLoop, CHANNELS } from '@kernel/database';
 import { DeliveryQueues } from './delivery-queues';
 import { WebhookSlots } from './webhook-slots';
-import { CHANNELS } from '@kernel/database';
 import { Metrics, METRICS } from '@kernel/metrics';
 import type { Counter } from 'prom-client';
 import { DeliveryRecoveryService } from '../delivery-recovery.service';

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { CASE_TITLE_MAX, EXTERNAL_REF_MAX } from '../../cases.service';
-import { NOT_BLANK } from '@web/http';
-import { ID_SCHEMA_PATTERN, IsIdOf } from '@web/http';
+import { NOT_BLANK, ID_SCHEMA_PATTERN, IsIdOf } from '@web/http';
 
 /** CaseCreate: the same `external_ref` again answers the existing case. */
 export class CreateCaseDto {

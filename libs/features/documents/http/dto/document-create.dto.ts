@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { TEXT_INPUT_FORMATS, type TextInputFormat } from '../../documents.service';
-import { NOT_BLANK } from '@web/http';
-import { ID_SCHEMA_PATTERN, IsIdOf } from '@web/http';
+import { NOT_BLANK, ID_SCHEMA_PATTERN, IsIdOf } from '@web/http';
 
 const CASE_DOC = 'The case to send the document in: an open case of this organisation (422 `validation_failed` naming `case_id` otherwise).';
 const TARGET_DOC = 'BCP 47 tag of the language to translate into, e.g. `es`, `pt-BR`, `zh-Hant`; it must be a supported language (see the API description).';

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { EMAIL_PATTERN } from '@kernel/core';
-import { NOT_BLANK } from '@web/http';
-import { ID_SCHEMA_PATTERN, IsIdOf } from '@web/http';
+import { NOT_BLANK, ID_SCHEMA_PATTERN, IsIdOf } from '@web/http';
 
 /** PersonCreate: adds a person by address (see the operation for the rule). */
 export class CreatePersonDto {

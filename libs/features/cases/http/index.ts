@@ -1,0 +1,2 @@
+/** The cases feature's REST edge (and the other HTTP answers it serves), for the app that composes it. */
+export * from './cases-http.module';

@@ -1,0 +1,2 @@
+/** The connections feature's pages of the Integrations section, for the app that composes it. */
+export * from './connections-console.module';

@@ -1,0 +1,2 @@
+/** The conversations feature's REST edge (and the other HTTP answers it serves), for the app that composes it. */
+export * from './conversations-http.module';

@@ -1,0 +1,2 @@
+/** The organisations feature's pages of the Integrations section, for the app that composes it. */
+export * from './organisations-console.module';

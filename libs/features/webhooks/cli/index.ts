@@ -1,0 +1,2 @@
+/** The webhooks feature's admin commands, for the app that composes it. */
+export * from './webhook.command';

@@ -1,0 +1,2 @@
+/** The webhooks feature's pages of the Integrations section, for the app that composes it. */
+export * from './webhooks-console.module';
