@@ -38,7 +38,6 @@ const zones = [
   // The kernel knows neither the web kit nor a feature; the web kit knows no feature.
   { target: './libs/kernel', from: ['./libs/web', './libs/features'], message: 'The kernel imports only the kernel.' },
   { target: './libs/web', from: './libs/features', message: 'The web kit imports the kernel and itself, never a feature.' },
-  // A piece of the kernel or the web kit is entered by its index.ts from anywhere outside it.
   // Every unit (a piece of the kernel or the web kit, a feature) is entered by its index.ts from outside it.
   ...UNITS.map((unit) => ({
     target: unit.startsWith('features/') ? outside(unit).filter((t) => t !== './apps' && t !== './test') : outside(unit),
@@ -70,7 +69,7 @@ export default tseslint.config(
     files: ['**/*.ts', '**/*.mjs'],
     plugins: { 'import-x': importX },
     settings: {
-      // import-x's TypeScript settings (without them no-cycle parses no .ts file), resolving the tsconfig's @app/* paths.
+      // import-x's TypeScript settings (without them no-cycle parses no .ts file), resolving the tsconfig's @kernel/*, @web/* and @features/* paths.
       ...importXTypeScript,
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
     },

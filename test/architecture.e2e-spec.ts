@@ -41,6 +41,7 @@ describe('architecture: the arrows of docs/architecture.md are enforced by npm r
     ['a feature reaches into another feature', { file: 'libs/features/cases/probe.ts', from: '../webhooks/model/webhook-url' }, ZONE],
     ['… through an alias path', { file: 'libs/features/cases/probe.ts', from: '@features/webhooks/model/webhook-url' }, ZONE],
     ['a feature reads the entity list', { file: 'libs/features/cases/probe.ts', from: '@features/entities' }, ZONE],
+    ["a feature uses another feature's edge door", { file: 'libs/features/webhooks/http/probe.ts', from: '@features/cases/http' }, ZONE],
     ['the kernel imports the web kit', { file: 'libs/kernel/core/probe.ts', from: '@web/http' }, ZONE],
     ['the kernel imports a feature', { file: 'libs/kernel/database/probe.ts', from: '@features/people' }, ZONE],
     ['the web kit imports a feature', { file: 'libs/web/console/probe.ts', from: '@features/webhooks' }, ZONE],
@@ -59,6 +60,7 @@ describe('architecture: the arrows of docs/architecture.md are enforced by npm r
     ['a file imports its own feature', { file: 'libs/features/webhooks/worker/probe.ts', from: '../model/retry-timetable' }],
     ['the web kit imports the kernel', { file: 'libs/web/auth/probe.ts', from: '@kernel/redis' }],
     ['the api imports a feature', { file: 'apps/api/src/probe.ts', from: '@features/webhooks' }],
+    ["the worker composes a feature's worker edge", { file: 'apps/worker/src/probe.ts', from: '@features/webhooks/worker' }],
     ['the api imports the entity list', { file: 'apps/api/src/probe.ts', from: '@features/entities' }],
     ['the worker uses the idempotency store', { file: 'apps/worker/src/probe.ts', from: '@web/idempotency' }],
   ];
