@@ -4,7 +4,8 @@ const swcrc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 swcrc.jsc.baseUrl = __dirname;
 const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }] };
 const moduleNameMapper = { '^@(kernel|web|features)/([a-z-]+(?:/(?:http|console|worker|cli))?)$': '<rootDir>/libs/$1/$2' };
-const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };
+// The node environment, recording each test's time against its limit (listed at the end of a run).
+const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: '<rootDir>/test/support/timed-environment.js' };
 
 /**
  * The core e2e specs the e2e-pgbouncer project runs a second time with DATABASE_URL through a real

@@ -1,7 +1,15 @@
 // `[n/N] PASS file (time, elapsed)` after each test file, beside Jest's default reporter (whose
 // summary, with its `Tests:` line, CI reads): the suite runs in band for minutes, so say how far.
+// At the end of a run it lists the twenty slowest tests and hooks with their limits (from the
+// records test/support/timed-environment.js keeps), and writes the list to .data/test/slowest-tests.txt.
 'use strict';
+const fs = require('node:fs');
 const path = require('node:path');
+const { timingsDir } = require('./timed-environment');
+
+/** How many of the slowest to list, and the share of its limit above which a line is marked. */
+const LISTED = 20;
+const MARK_ABOVE = 0.5;
 
 class ProgressReporter {
   constructor(globalConfig) {
@@ -14,6 +22,29 @@ class ProgressReporter {
   onRunStart(results) {
     this.total = results.numTotalTestSuites;
     this.started = Date.now();
+    fs.rmSync(timingsDir(this.rootDir), { recursive: true, force: true });
+  }
+
+  onRunComplete() {
+    const rows = readTimings(timingsDir(this.rootDir));
+    if (rows.length === 0) return;
+    rows.sort((a, b) => b.ms - a.ms);
+    const over = rows.filter((r) => r.ms > r.limit * MARK_ABOVE);
+    const lines = [
+      `The ${Math.min(LISTED, rows.length)} slowest of ${rows.length} tests and hooks (time / limit; ! above ${MARK_ABOVE * 100}% of its limit: ${over.length}):`,
+      ...rows.slice(0, LISTED).map((r) => {
+        const share = Math.round((100 * r.ms) / r.limit);
+        return `${r.ms > r.limit * MARK_ABOVE ? '!' : ' '} ${(r.ms / 1000).toFixed(1).padStart(6)} s / ${String(r.limit / 1000).padStart(3)} s (${String(share).padStart(2)}%)  ${r.file}: ${r.name}`;
+      }),
+      ...over.slice(LISTED).map((r) => `! ${(r.ms / 1000).toFixed(1)} s / ${r.limit / 1000} s  ${r.file}: ${r.name}`),
+    ];
+    const text = `${lines.join('\n')}\n`;
+    process.stderr.write(`\n${text}`);
+    try {
+      fs.writeFileSync(path.join(this.rootDir, '.data', 'test', 'slowest-tests.txt'), text);
+    } catch {
+      // The listing on stderr is the one that matters.
+    }
   }
 
   onTestResult(test, result) {
@@ -28,6 +59,27 @@ class ProgressReporter {
       `[${this.done}/${this.total}] ${failed ? 'FAIL' : 'PASS'} ${file} (${secs(end - start)}; ${clock(Date.now() - this.started)} so far)\n`,
     );
   }
+}
+
+function readTimings(dir) {
+  let files = [];
+  try {
+    files = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+  } catch {
+    return [];
+  }
+  const rows = [];
+  for (const f of files) {
+    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
+      if (!line) continue;
+      try {
+        rows.push(JSON.parse(line));
+      } catch {
+        // A line cut by a killed process is skipped.
+      }
+    }
+  }
+  return rows;
 }
 
 module.exports = ProgressReporter;
