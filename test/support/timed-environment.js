@@ -26,22 +26,24 @@ class TimedEnvironment extends TestEnvironment {
     this.hookStarts = new Map();
   }
 
-  handleTestEvent(event) {
+  handleTestEvent(event, state) {
+    // jest.setTimeout in a spec changes the state's limit, not the entries'.
+    const fallback = state?.testTimeout ?? this.defaultTimeout;
     if (event.name === 'hook_start') this.hookStarts.set(event.hook, Date.now());
     if (event.name === 'hook_success' || event.name === 'hook_failure') {
       const started = this.hookStarts.get(event.hook);
       if (started === undefined) return;
       this.hookStarts.delete(event.hook);
       const where = event.test ? [...fullName(event.test), event.test.name] : fullName(event.hook);
-      this.record(`${event.hook.type} of ${where.length ? where.join(' › ') : ROOT}`, Date.now() - started, event.hook.timeout);
+      this.record(`${event.hook.type} of ${where.length ? where.join(' › ') : ROOT}`, Date.now() - started, event.hook.timeout || fallback);
     }
     if (event.name === 'test_done' && typeof event.test.duration === 'number') {
-      this.record([...fullName(event.test), event.test.name].join(' › '), event.test.duration, event.test.timeout);
+      this.record([...fullName(event.test), event.test.name].join(' › '), event.test.duration, event.test.timeout || fallback);
     }
   }
 
   record(name, ms, timeout) {
-    const line = JSON.stringify({ file: this.testPath, name, ms, limit: timeout ?? this.defaultTimeout });
+    const line = JSON.stringify({ file: this.testPath, name, ms, limit: timeout });
     try {
       fs.appendFileSync(this.recordFile, `${line}\n`);
     } catch {
