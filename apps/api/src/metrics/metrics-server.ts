@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { answerScrape, Metrics } from '@kernel/metrics';
-import { createServer, Server } from 'node:http';
+import { answerScrape, createScrapeServer, Metrics } from '@kernel/metrics';
+import type { Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 
 /**
@@ -26,8 +26,7 @@ export class MetricsServer implements OnApplicationBootstrap, BeforeApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.metrics.enabled) return;
-    // A scrape sends no body and a few headers: a client slower than this is not Prometheus.
-    const server = createServer({ headersTimeout: 5000, requestTimeout: 10_000, connectionsCheckingInterval: 1000 }, (req, res) => {
+    const server = createScrapeServer((req, res) => {
       const path = (req.url ?? '').split('?')[0];
       if ((req.method === 'GET' || req.method === 'HEAD') && path === '/metrics') return void answerScrape(this.metrics, res, req.method === 'HEAD');
       const body = 'Not found: this port serves GET /metrics only.\n';

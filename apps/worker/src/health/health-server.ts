@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { answerScrape, Metrics } from '@kernel/metrics';
+import { answerScrape, createScrapeServer, Metrics } from '@kernel/metrics';
 import { REDIS } from '@kernel/redis';
 import type Redis from 'ioredis';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 
@@ -37,8 +37,7 @@ export class HealthServer implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    // A probe sends no body and a few headers: a client slower than this is not a probe.
-    const server = createServer({ headersTimeout: 5000, requestTimeout: 10_000, connectionsCheckingInterval: 1000 }, (req, res) => void this.handle(req, res));
+    const server = createScrapeServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.config.workerHealthPort, this.config.host, () => {
