@@ -13,7 +13,7 @@ const CHECK_TIMEOUT_MS = 2000;
 type CheckState = 'up' | 'down';
 
 /**
- * Liveness and readiness probes of the worker on WORKER_HEALTH_PORT, and its Prometheus metrics
+ * Liveness and readiness probes of the worker on WORKER_HEALTH_PORT (on METRICS_HOST), and its Prometheus metrics
  * (`/metrics`, unless METRICS_ENABLED=false). The worker has no HTTP application, so a bare
  * node:http server is enough (and keeps Express out of the process).
  */
@@ -40,7 +40,7 @@ export class HealthServer implements OnApplicationBootstrap, BeforeApplicationSh
     const server = createScrapeServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.config.workerHealthPort, this.config.host, () => {
+      server.listen(this.config.workerHealthPort, this.config.metrics.host, () => {
         server.off('error', reject);
         resolve();
       });
@@ -49,7 +49,7 @@ export class HealthServer implements OnApplicationBootstrap, BeforeApplicationSh
     server.on('error', (err) => this.logger.error(`health server: ${err.message}`));
     this.server = server;
     this.logger.log(
-      `health probes on http://${this.config.host}:${this.port}/health/{live,ready}${this.config.metrics.enabled ? ', metrics on /metrics' : ''}`,
+      `health probes on http://${this.config.metrics.host}:${this.port}/health/{live,ready}${this.config.metrics.enabled ? ', metrics on /metrics' : ''}`,
     );
   }
 
