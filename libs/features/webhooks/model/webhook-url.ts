@@ -61,7 +61,16 @@ export function parseWebhookUrl(input: string): WebhookTarget {
  * some of them itself (`"` as `%22`), but the url is stored and answered as written, so it is
  * refused rather than changed: what a partner reads back is what they sent.
  */
-const UNENCODED = /[\u0000-\u001f\u007f"<>^`{|}]/;
+const UNENCODED = new Set('"<>^`{|}');
+
+/** The first control character (C0 or DEL) or character of UNENCODED in `input`. */
+function firstUnencoded(input: string): string | undefined {
+  for (const ch of input) {
+    const code = ch.charCodeAt(0);
+    if (code < 0x20 || code === 0x7f || UNENCODED.has(ch)) return ch;
+  }
+  return undefined;
+}
 
 /**
  * The rules for a url about to be stored (a new webhook): parseWebhookUrl's, and no character
@@ -69,7 +78,7 @@ const UNENCODED = /[\u0000-\u001f\u007f"<>^`{|}]/;
  */
 export function parseNewWebhookUrl(input: string): WebhookTarget {
   const target = parseWebhookUrl(input);
-  const found = UNENCODED.exec(input)?.[0];
+  const found = firstUnencoded(input);
   if (found === undefined) return target;
   const code = found.charCodeAt(0);
   if (code < 0x20 || code === 0x7f) throw validationFailed('url', 'must not contain control characters');
