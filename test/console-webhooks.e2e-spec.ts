@@ -181,7 +181,14 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
 
   it('refuses an address with the API’s own words next to the field, keeping what was typed', async () => {
     await page.goto(webhooksPage());
-    const bad = ['http://hooks.example.com/x', 'https://127.0.0.1:8443/x', 'https://10.1.2.3/x', 'https://user:pw@hooks.example.com/x', ''];
+    const bad = [
+      'http://hooks.example.com/x',
+      'https://127.0.0.1:8443/x',
+      'https://10.1.2.3/x',
+      'https://user:pw@hooks.example.com/x',
+      '',
+      'https://hooks.example.com/a"<b>',
+    ];
     for (const url of bad) {
       const api422 = await api
         .http()

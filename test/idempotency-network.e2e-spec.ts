@@ -63,7 +63,12 @@ describe('Idempotency-Key calls hold no database connection through network I/O'
     const keys = hooks.map(() => `test-${rand()}`);
     const settled = { n: 0 };
     // `.then` sends a supertest request; until then it is only built.
-    const calls: Array<Promise<Res>> = hooks.map((h, i) => tracked(call(h.t, 'post', `/v1/webhooks/${h.id}/test`, undefined, keys[i]).then((r) => r), settled));
+    const calls: Array<Promise<Res>> = hooks.map((h, i) =>
+      tracked(
+        call(h.t, 'post', `/v1/webhooks/${h.id}/test`, undefined, keys[i]).then((r) => r),
+        settled,
+      ),
+    );
     try {
       // All 20 reach the receiver: none waits for another's connection.
       await Promise.all(hooks.map((h) => receiver.waitFor(h.path, 1)));

@@ -282,3 +282,56 @@ describe('metrics: what Prometheus scrapes from the api and the worker', () => {
     SLOW,
   );
 });
+
+describe('METRICS_HOST: the address of the private ports', () => {
+  /** Whether a plain GET reaches `url` (false when nothing listens at that address). */
+  const reaches = (url: string) =>
+    fetch(url).then(
+      (res) => res.status,
+      () => 'refused',
+    );
+
+  it(
+    "the api's metrics port and the worker's health port listen on METRICS_HOST, not on HOST",
+    async () => {
+      // 127.0.0.2 is another loopback address: HOST (127.0.0.1) would not answer on it.
+      const env = { HOST: '127.0.0.1', METRICS_HOST: '127.0.0.2', WORKER_HEALTH_PORT: '0' };
+      const api = await startApi(env);
+      const worker = await startWebhookWorker(AppConfig.fromEnv(env));
+      try {
+        const metricsPort = api.app.get(MetricsServer).port;
+        const healthPort = worker.get(HealthServer).port;
+        expect(await reaches(`http://127.0.0.2:${metricsPort}/metrics`)).toBe(200);
+        expect(await reaches(`http://127.0.0.1:${metricsPort}/metrics`)).toBe('refused');
+        expect(await reaches(`http://127.0.0.2:${healthPort}/health/live`)).toBe(200);
+        expect(await reaches(`http://127.0.0.2:${healthPort}/metrics`)).toBe(200);
+        expect(await reaches(`http://127.0.0.1:${healthPort}/health/live`)).toBe('refused');
+      } finally {
+        await worker.close();
+        await api.close();
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    'unset, they listen on HOST',
+    async () => {
+      const env = { HOST: '127.0.0.2', WORKER_HEALTH_PORT: '0' };
+      const api = await startApi(env);
+      const worker = await startWebhookWorker(AppConfig.fromEnv(env));
+      try {
+        const metricsPort = api.app.get(MetricsServer).port;
+        const healthPort = worker.get(HealthServer).port;
+        expect(await reaches(`http://127.0.0.2:${metricsPort}/metrics`)).toBe(200);
+        expect(await reaches(`http://127.0.0.1:${metricsPort}/metrics`)).toBe('refused');
+        expect(await reaches(`http://127.0.0.2:${healthPort}/health/live`)).toBe(200);
+        expect(await reaches(`http://127.0.0.1:${healthPort}/health/live`)).toBe('refused');
+      } finally {
+        await worker.close();
+        await api.close();
+      }
+    },
+    SLOW,
+  );
+});

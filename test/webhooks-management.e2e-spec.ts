@@ -160,6 +160,11 @@ describe('Webhooks: management calls', () => {
       [' https://hooks.example.com/x', 'spaces'],
       ['https://hooks.example.com\\x', 'backslash'],
       ['', 'blank'],
+      ['https://hooks.example.com/a"b', 'must not contain " (write it percent-encoded: %22)'],
+      ['https://hooks.example.com/<script>', 'must not contain < (write it percent-encoded: %3C)'],
+      ['https://hooks.example.com/x?q=a>b', 'must not contain > (write it percent-encoded: %3E)'],
+      ['https://hooks.example.com/{id}', 'must not contain {'],
+      ['https://hooks.example.com/a\u0007b', 'control characters'],
     ])('refuses the url %s with 422 validation_failed naming url (%s)', async (url, why) => {
       const t = await makeTenant(api.app);
       const res = await call(t, 'post', '/v1/webhooks', { url, events: ['conversation.ended'] });
@@ -199,6 +204,7 @@ describe('Webhooks: management calls', () => {
         'https://no-such-name.invalid/hook',
         'https://127.0.0.1/hook',
         'https://hooks.example.com:443/x?y=1',
+        'https://hooks.example.com/a%22b%3Cc%3E?q=%7Bx%7D',
       ]) {
         const res = await call(t, 'post', '/v1/webhooks', { url, events: ['conversation.ended'] });
         expect({ url, status: res.status, body: res.body }).toEqual({ url, status: 201, body: expect.anything() });

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import tls from 'node:tls';
 
 export interface RawAnswer {
@@ -29,16 +29,18 @@ export interface RawOptions {
   timeoutMs?: number;
   /** With 'wait': wait for the server to close the connection even after a complete answer. */
   untilClosed?: boolean;
+  /** Plain TCP instead of TLS (the metrics and health ports). */
+  plain?: boolean;
 }
 
 /**
- * Speaks to the api over a raw TLS socket, exactly the bytes given (what no HTTP client sends:
+ * Speaks to the api over a raw TLS socket (or plain TCP), exactly the bytes given (what no HTTP client sends:
  * truncated bodies, stalls, abrupt closes), and collects what comes back until the server closes.
  */
 export async function rawRequest(port: number, options: RawOptions): Promise<RawAnswer> {
-  const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false });
+  const socket = options.plain ? connect({ host: '127.0.0.1', port }) : tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false });
   socket.on('error', () => undefined);
-  await once(socket, 'secureConnect');
+  await once(socket, options.plain ? 'connect' : 'secureConnect');
   const started = Date.now();
   let received = '';
   socket.on('data', (d: Buffer) => (received += d.toString('latin1')));

@@ -6,6 +6,7 @@ import { ConnectionRateLimit, KeyGate, keyCheck, PublicRoutes } from '@web/auth'
 import { AppConfig } from '@kernel/config';
 import {
   answerClientErrors,
+  answerHalfClosedRequests,
   ApiExceptionFilter,
   ApiValidationPipe,
   assignRequestId,
@@ -40,6 +41,8 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
     ...(await loadTls(config)),
     requireHostHeader: false,
     maxHeaderSize: NODE_MAX_HEADER_SIZE,
+    // A request followed by the client's half-close is answered (see answerHalfClosedRequests).
+    allowHalfOpen: true,
     ...serverTimeouts(config.http),
   };
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config, extraModules), {
@@ -49,6 +52,7 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
   });
   app.useLogger(app.get(Logger));
   answerClientErrors(app.getHttpServer());
+  answerHalfClosedRequests(app.getHttpServer());
   // A server error after listening (e.g. out of file descriptors on accept) is logged, not fatal.
   app.getHttpServer().on('error', (err: Error) => PinoLogger.root.error({ err }, 'https server error'));
   app.disable('x-powered-by');

@@ -16,8 +16,8 @@ const sameCodes = (a: string[], b: string[]) => [...a].sort().join(',') === [...
 /**
  * Groups of an organisation and their permission codes, as a connection may change them.
  * Every change to an existing group runs under PeopleManagersService: the organisation lock
- * serialises them, and a change that leaves no one able to manage people is refused
- * (last_people_manager). Codes are checked by PermissionsService (unknown_permission,
+ * serialises them, and a change that leaves no one able to manage people, or no owner, is
+ * refused (last_people_manager). Codes are checked by PermissionsService (unknown_permission,
  * permission_not_grantable). A person's group is `people.group_id`: a group's members are the
  * people pointing at it, so deleting a group leaves them without one and keeps their accounts.
  */

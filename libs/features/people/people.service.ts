@@ -16,8 +16,9 @@ export interface PersonChange {
 
 /**
  * The members of an organisation: list, read, edit, remove. Changes that can take away the
- * ability to manage people (group, disabled, removal) run under PeopleManagersService, which
- * serialises them per organisation and refuses the one that would leave no manager.
+ * ability to manage people or ownership (group, disabled, removal) run under
+ * PeopleManagersService, which serialises them per organisation and refuses the one that would
+ * leave no manager or no owner.
  */
 @Injectable()
 export class PeopleService {

@@ -7,7 +7,7 @@ import { AddressPolicy, NOT_PUBLIC } from './address-policy';
 import { HostResolver } from './host-resolver';
 import { GIVE_UP_REASONS } from './model/give-up';
 import { giveUpPending, toWebhook, WEBHOOK_COLUMNS } from './webhook-rows';
-import { parseWebhookUrl } from './model/webhook-url';
+import { parseNewWebhookUrl } from './model/webhook-url';
 import { WebhookEntity } from './webhook.entity';
 import { ConnectionEntity } from '@features/connections';
 
@@ -43,7 +43,7 @@ export class WebhooksService {
 
   /** Refusals (422 validation_failed) name the field and the rule. The answer carries the secret; nothing else ever does. */
   async create(owner: WebhookOwner, input: WebhookInput): Promise<{ webhook: WebhookEntity; secret: string }> {
-    const target = parseWebhookUrl(input.url);
+    const target = parseNewWebhookUrl(input.url);
     const events = this.checkEvents(input.events, owner.scopes);
     await this.assertFewerThanMax(owner.connectionId);
     await this.assertPublicHost(target.hostname, target.ipLiteral);

@@ -9,6 +9,12 @@ describe('AppConfig', () => {
     expect(c.webhookRetryScale).toBe(1);
   });
 
+  it('puts the private ports on METRICS_HOST, HOST when it is unset or empty', () => {
+    expect(AppConfig.fromEnv({ HOST: '10.0.0.5', METRICS_HOST: '127.0.0.1' }).metrics.host).toBe('127.0.0.1');
+    expect(AppConfig.fromEnv({ HOST: '10.0.0.5', METRICS_HOST: '' }).metrics.host).toBe('10.0.0.5');
+    expect(AppConfig.fromEnv({ HOST: '10.0.0.5', METRICS_HOST: undefined }).metrics.host).toBe('10.0.0.5');
+  });
+
   it('refuses bad values with one message naming each', () => {
     expect(() => AppConfig.fromEnv({ PORT: 'eighty', LOG_LEVEL: 'loud' })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
     expect(() => AppConfig.fromEnv({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '10.0.0.0/33' })).toThrow(/not a CIDR: 10.0.0.0\/33/);

@@ -94,8 +94,12 @@ export class AppConfig {
   readonly idempotencyTtlHours: number;
   readonly migrationsRunOnStart: boolean;
   readonly workerHealthPort: number;
-  /** Prometheus metrics: the api's plain-HTTP port (0 picks a free one) and the worker's /metrics; off serves neither. */
-  readonly metrics: { enabled: boolean; port: number };
+  /**
+   * Prometheus metrics: the api's plain-HTTP port (0 picks a free one) and the worker's /metrics;
+   * off serves neither. `host` is the address of the api's metrics port and of the worker's health
+   * port (METRICS_HOST, else HOST).
+   */
+  readonly metrics: { enabled: boolean; port: number; host: string };
   readonly shutdownGraceMs: number;
   /** SMTP server for outgoing mail; unset writes .eml files under DATA_DIR/mail. */
   readonly smtpUrl?: string;
@@ -171,7 +175,7 @@ export class AppConfig {
     this.idempotencyTtlHours = env.IDEMPOTENCY_TTL_HOURS;
     this.migrationsRunOnStart = env.MIGRATIONS_RUN_ON_START;
     this.workerHealthPort = env.WORKER_HEALTH_PORT;
-    this.metrics = { enabled: env.METRICS_ENABLED, port: env.METRICS_PORT };
+    this.metrics = { enabled: env.METRICS_ENABLED, port: env.METRICS_PORT, host: env.METRICS_HOST?.trim() || env.HOST };
     this.shutdownGraceMs = env.SHUTDOWN_GRACE_MS;
     this.smtpUrl = env.SMTP_URL;
     this.mailFrom = env.MAIL_FROM;

@@ -115,6 +115,11 @@ export class EnvSchema {
   @Max(65535)
   METRICS_PORT = 9464;
 
+  /** The address of the api's metrics port and of the worker's health port (its metrics beside its probes). Unset or empty: HOST. */
+  @IsOptional()
+  @IsString()
+  METRICS_HOST?: string;
+
   @Transform(toInt)
   @IsInt()
   @Min(1000)
@@ -275,6 +280,7 @@ export function validateEnv(raw: Record<string, unknown>): EnvSchema {
     'REDIS_SENTINEL_PASSWORD',
     'OTEL_EXPORTER_OTLP_ENDPOINT',
     'OTEL_SERVICE_NAME',
+    'METRICS_HOST',
   ]);
   const picked = Object.fromEntries(Object.entries(raw).filter(([k, v]) => known.includes(k) && v !== ''));
   const env = plainToInstance(EnvSchema, picked, { exposeDefaultValues: true });

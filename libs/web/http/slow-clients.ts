@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { rawErrorBody } from './error-render';
 
 /** The limits on a slow client (AppConfig's HTTP_* settings, in ms). */
@@ -26,6 +26,19 @@ export function serverTimeouts(limits: SlowClientLimits) {
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
   };
+}
+
+/**
+ * A client may write its whole request and then half-close its side (`socket.end(request)`: some
+ * HTTP clients, proxies and health checkers do). Node's HTTP server ends the connection when the
+ * client's side ends unless told to allow half-open connections, which drops every answer not
+ * written at once, i.e. that of any handler that awaits. With this (and `allowHalfOpen` in the TLS
+ * server's options, which keeps the socket writable after the client's end) the answer is written
+ * and then the connection closes. A half-closed connection whose request never completes is still
+ * closed by the deadlines above (headers, body idle, whole request).
+ */
+export function answerHalfClosedRequests(server: Server): void {
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 }
 
 export const REQUEST_TIMEOUT_MESSAGE = 'The request did not arrive in time.';

@@ -1,11 +1,11 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { answerScrape, Metrics } from '@kernel/metrics';
-import { createServer, Server } from 'node:http';
+import { answerScrape, createScrapeServer, Metrics } from '@kernel/metrics';
+import type { Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 
 /**
- * The api's Prometheus endpoint: `GET /metrics` over plain HTTP on METRICS_PORT (on HOST), a port
+ * The api's Prometheus endpoint: `GET /metrics` over plain HTTP on METRICS_PORT (on METRICS_HOST), a port
  * of its own so that it stays on the private network while the HTTPS port faces callers. It is
  * not part of the interface (no key, no OpenAPI entry). METRICS_ENABLED=false opens no port.
  */
@@ -26,8 +26,7 @@ export class MetricsServer implements OnApplicationBootstrap, BeforeApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.metrics.enabled) return;
-    // A scrape sends no body and a few headers: a client slower than this is not Prometheus.
-    const server = createServer({ headersTimeout: 5000, requestTimeout: 10_000, connectionsCheckingInterval: 1000 }, (req, res) => {
+    const server = createScrapeServer((req, res) => {
       const path = (req.url ?? '').split('?')[0];
       if ((req.method === 'GET' || req.method === 'HEAD') && path === '/metrics') return void answerScrape(this.metrics, res, req.method === 'HEAD');
       const body = 'Not found: this port serves GET /metrics only.\n';
@@ -36,7 +35,7 @@ export class MetricsServer implements OnApplicationBootstrap, BeforeApplicationS
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.config.metrics.port, this.config.host, () => {
+      server.listen(this.config.metrics.port, this.config.metrics.host, () => {
         server.off('error', reject);
         resolve();
       });
@@ -44,7 +43,7 @@ export class MetricsServer implements OnApplicationBootstrap, BeforeApplicationS
     // An error after listening (e.g. out of file descriptors on accept) is logged, not fatal.
     server.on('error', (err) => this.logger.error(`metrics server: ${err.message}`));
     this.server = server;
-    this.logger.log(`metrics on http://${this.config.host}:${this.port}/metrics`);
+    this.logger.log(`metrics on http://${this.config.metrics.host}:${this.port}/metrics`);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

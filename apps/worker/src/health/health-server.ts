@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { answerScrape, Metrics } from '@kernel/metrics';
+import { answerScrape, createScrapeServer, Metrics } from '@kernel/metrics';
 import { REDIS } from '@kernel/redis';
 import type Redis from 'ioredis';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 
@@ -13,7 +13,7 @@ const CHECK_TIMEOUT_MS = 2000;
 type CheckState = 'up' | 'down';
 
 /**
- * Liveness and readiness probes of the worker on WORKER_HEALTH_PORT, and its Prometheus metrics
+ * Liveness and readiness probes of the worker on WORKER_HEALTH_PORT (on METRICS_HOST), and its Prometheus metrics
  * (`/metrics`, unless METRICS_ENABLED=false). The worker has no HTTP application, so a bare
  * node:http server is enough (and keeps Express out of the process).
  */
@@ -37,11 +37,10 @@ export class HealthServer implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    // A probe sends no body and a few headers: a client slower than this is not a probe.
-    const server = createServer({ headersTimeout: 5000, requestTimeout: 10_000, connectionsCheckingInterval: 1000 }, (req, res) => void this.handle(req, res));
+    const server = createScrapeServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.config.workerHealthPort, this.config.host, () => {
+      server.listen(this.config.workerHealthPort, this.config.metrics.host, () => {
         server.off('error', reject);
         resolve();
       });
@@ -50,7 +49,7 @@ export class HealthServer implements OnApplicationBootstrap, BeforeApplicationSh
     server.on('error', (err) => this.logger.error(`health server: ${err.message}`));
     this.server = server;
     this.logger.log(
-      `health probes on http://${this.config.host}:${this.port}/health/{live,ready}${this.config.metrics.enabled ? ', metrics on /metrics' : ''}`,
+      `health probes on http://${this.config.metrics.host}:${this.port}/health/{live,ready}${this.config.metrics.enabled ? ', metrics on /metrics' : ''}`,
     );
   }
 

@@ -76,8 +76,8 @@ export class GroupsController {
     summary: 'Delete a group',
     description:
       'Members keep their accounts and stay in the organisation, without a group (their `group_id` becomes null). A group that holds ' +
-      'cases answers 409 `group_holds_cases`; one whose removal would leave no active person able to manage people answers 409 ' +
-      '`last_people_manager`. Scope `groups:write`.',
+      'cases answers 409 `group_holds_cases`; one whose removal would leave no active person able to manage people, or no active owner ' +
+      '(`organisation.own`) where there was one, answers 409 `last_people_manager`. Scope `groups:write`.',
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors('group_holds_cases', 'last_people_manager')

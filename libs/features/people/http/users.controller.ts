@@ -68,7 +68,7 @@ export class UsersController {
     description:
       'Changes name, job title, group and disabled; fields not sent are kept. Moving the person into a group that carries a permission the API ' +
       'cannot grant answers 403 `permission_not_grantable`. A change of group or disabled that would leave no active person able to manage ' +
-      'people answers 409 `last_people_manager` and changes nothing.',
+      'people, or no active owner (`organisation.own`) where there was one, answers 409 `last_people_manager` and changes nothing.',
   })
   @ApiIdParam('person')
   @ApiData(PersonDto)
@@ -86,7 +86,7 @@ export class UsersController {
     summary: 'Remove a person from the organisation',
     description:
       'The person leaves the organisation and their group; the account remains and can be added again. Removing the last active person ' +
-      'able to manage people answers 409 `last_people_manager`.',
+      'able to manage people, or the last active owner (`organisation.own`), answers 409 `last_people_manager`.',
   })
   @ApiIdParam('person')
   @ApiNoContentResponse({ description: 'Removed from the organisation.' })

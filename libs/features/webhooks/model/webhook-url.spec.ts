@@ -1,11 +1,11 @@
 import { DomainError } from '@kernel/core';
-import { parseWebhookUrl, WEBHOOK_URL_MAX_LENGTH, WEBHOOK_URL_PATTERN } from './webhook-url';
+import { parseNewWebhookUrl, parseWebhookUrl, WEBHOOK_URL_MAX_LENGTH, WEBHOOK_URL_PATTERN } from './webhook-url';
 
 describe('WEBHOOK_URL_PATTERN', () => {
   const pattern = new RegExp(WEBHOOK_URL_PATTERN, 'u');
   const accepted = (url: string) => {
     try {
-      parseWebhookUrl(url);
+      parseNewWebhookUrl(url);
       return true;
     } catch {
       return false;
@@ -13,7 +13,7 @@ describe('WEBHOOK_URL_PATTERN', () => {
   };
 
   // (NUL is refused by the front door's body check, before the url is read.)
-  it('refuses what parseWebhookUrl refuses', () => {
+  it('refuses what parseNewWebhookUrl refuses', () => {
     for (const url of [
       'http://hooks.example.com/x',
       'https://hooks.example.com:8443/x',
@@ -27,12 +27,19 @@ describe('WEBHOOK_URL_PATTERN', () => {
       ' https://hooks.example.com/x',
       'ftp://hooks.example.com/',
       '',
+      'https://hooks.example.com/a"b',
+      'https://hooks.example.com/<script>',
+      'https://hooks.example.com/x?q=<b>',
+      'https://hooks.example.com/{id}',
+      'https://hooks.example.com/a|b^c`d',
+      'https://hooks.example.com/a\u0001b',
+      'https://hooks.example.com/a\u007fb',
     ]) {
       expect({ url, pattern: pattern.test(url), code: accepted(url) }).toEqual({ url, pattern: false, code: false });
     }
   });
 
-  it('accepts what parseWebhookUrl accepts (the public-address rule aside)', () => {
+  it('accepts what parseNewWebhookUrl accepts (the public-address rule aside)', () => {
     for (const url of [
       'https://hooks.example.com/interpreting',
       'HTTPS://Hooks.Example.com',
@@ -42,6 +49,7 @@ describe('WEBHOOK_URL_PATTERN', () => {
       'https://a.b-c.example./x',
       'https://hooks.example.com?x=1',
       'https://hooks.example.com/é/ü',
+      "https://hooks.example.com/a%22b%3C%3E?q=it's&r=[1]",
     ]) {
       expect({ url, pattern: pattern.test(url), code: accepted(url) }).toEqual({ url, pattern: true, code: true });
     }
@@ -91,5 +99,40 @@ describe('parseWebhookUrl', () => {
     // Odd IPv4 spellings are judged as the address they are.
     expect(parseWebhookUrl('https://2130706433/x')).toEqual({ hostname: '127.0.0.1', ipLiteral: '127.0.0.1' });
     expect(parseWebhookUrl('https://0x7f.1/x').ipLiteral).toBe('127.0.0.1');
+  });
+});
+
+describe('parseNewWebhookUrl', () => {
+  const refusal = (input: string) => {
+    try {
+      parseNewWebhookUrl(input);
+    } catch (err) {
+      expect((err as DomainError).code).toBe('validation_failed');
+      return (err as DomainError).message;
+    }
+    throw new Error(`${input} was accepted`);
+  };
+
+  it.each([
+    ['https://example.org/a"b', 'url: must not contain " (write it percent-encoded: %22)'],
+    ['https://example.org/<script>', 'url: must not contain < (write it percent-encoded: %3C)'],
+    ['https://example.org/x?q=a>b', 'url: must not contain > (write it percent-encoded: %3E)'],
+    ['https://example.org/{id}', 'url: must not contain { (write it percent-encoded: %7B)'],
+    ['https://example.org/a|b', 'url: must not contain | (write it percent-encoded: %7C)'],
+    ['https://example.org/a^b', 'url: must not contain ^ (write it percent-encoded: %5E)'],
+    ['https://example.org/a`b', 'url: must not contain ` (write it percent-encoded: %60)'],
+    ['https://example.org/a\u0007b', 'url: must not contain control characters'],
+    // The rules of parseWebhookUrl come first.
+    ['http://example.org/a"b', 'url: must use https'],
+  ])('%j: %s', (input, message) => {
+    expect(refusal(input)).toBe(message);
+  });
+
+  it('takes the same url percent-encoded, as written', () => {
+    expect(parseNewWebhookUrl('https://example.org/a%22b%3Cc%3E')).toEqual({ hostname: 'example.org', ipLiteral: null });
+  });
+
+  it('is not asked of stored urls: a delivery still reads one stored before the rule', () => {
+    expect(parseWebhookUrl('https://example.org/a"b').hostname).toBe('example.org');
   });
 });

@@ -6,10 +6,12 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 /**
  * parseWebhookUrl's rules that a JSON Schema pattern can state (for the OpenAPI description), a
  * little stricter than the code (an ASCII host name, port written as 443 or not at all): https,
- * a host, no user name or password, no other port, no fragment, no space, backslash or NUL.
+ * a host, no user name or password, no other port, no fragment, no space, backslash, control
+ * character or other ASCII character a URL carries only percent-encoded: " < > ^ ` { | }.
  * Not stated: whether the host is a public address, and what makes a bracketed IPv6 literal valid.
  */
-export const WEBHOOK_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]://(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:443)?([/?][^\\\\#\\s\\u0000]*)?$';
+export const WEBHOOK_URL_PATTERN =
+  '^[Hh][Tt][Tt][Pp][Ss]://(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:443)?([/?][^\\\\#\\s\\u0000-\\u001f\\u007f"<>^`{|}]*)?$';
 
 export interface WebhookTarget {
   /** The host name as written in the url (lowercase, no brackets, no trailing dot). */
@@ -51,4 +53,34 @@ export function parseWebhookUrl(input: string): WebhookTarget {
   if (isIP(hostname)) return { hostname, ipLiteral: hostname };
   if (hostname === 'localhost' || hostname.endsWith('.localhost')) throw validationFailed('url', `${hostname} is not a public address`);
   return { hostname, ipLiteral: null };
+}
+
+/**
+ * ASCII characters RFC 3986 allows nowhere in a URL, which a url therefore carries
+ * percent-encoded (space and backslash have their own refusals). The WHATWG parser would encode
+ * some of them itself (`"` as `%22`), but the url is stored and answered as written, so it is
+ * refused rather than changed: what a partner reads back is what they sent.
+ */
+const UNENCODED = new Set('"<>^`{|}');
+
+/** The first control character (C0 or DEL) or character of UNENCODED in `input`. */
+function firstUnencoded(input: string): string | undefined {
+  for (const ch of input) {
+    const code = ch.charCodeAt(0);
+    if (code < 0x20 || code === 0x7f || UNENCODED.has(ch)) return ch;
+  }
+  return undefined;
+}
+
+/**
+ * The rules for a url about to be stored (a new webhook): parseWebhookUrl's, and no character
+ * that must be percent-encoded. Deliveries read stored urls with parseWebhookUrl alone.
+ */
+export function parseNewWebhookUrl(input: string): WebhookTarget {
+  const target = parseWebhookUrl(input);
+  const found = firstUnencoded(input);
+  if (found === undefined) return target;
+  const code = found.charCodeAt(0);
+  if (code < 0x20 || code === 0x7f) throw validationFailed('url', 'must not contain control characters');
+  throw validationFailed('url', `must not contain ${found} (write it percent-encoded: %${code.toString(16).toUpperCase()})`);
 }

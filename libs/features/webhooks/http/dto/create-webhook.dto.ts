@@ -9,7 +9,9 @@ export class CreateWebhookDto {
     pattern: WEBHOOK_URL_PATTERN,
     example: 'https://hooks.example.com/interpreting',
     description:
-      'https on port 443 only, no user name or password, and a public address: an IP literal or a name resolving to a loopback, ' +
+      'Stored and answered as sent. https on port 443 only, no user name or password, no fragment, and no space, backslash, control character ' +
+      'or character a URL carries only percent-encoded (`"`, `<`, `>`, `^`, `` ` ``, `{`, `|`, `}`: write `%22`, `%3C`, …; refused, not rewritten). ' +
+      'The address must be public: an IP literal or a name resolving to a loopback, ' +
       'private, link-local, CGNAT, unique-local, multicast, reserved or documentation address (or an IPv4-mapped, NAT64 or 6to4 ' +
       'form of one), `0.0.0.0` and `localhost` are refused. A name that does not resolve yet is accepted; its deliveries fail until it does. ' +
       'A refusal (like a test-call or delivery error) says the name resolves to an address that is not public, never which address.',

@@ -7,7 +7,10 @@ export class WebhookDto {
   @ApiProperty({ example: '31', pattern: ID_SCHEMA_PATTERN })
   id: string;
 
-  @ApiProperty({ example: 'https://hooks.example.com/interpreting', description: 'https, port 443, a public address.' })
+  @ApiProperty({
+    example: 'https://hooks.example.com/interpreting',
+    description: 'https, port 443, a public address; exactly as sent when the webhook was created.',
+  })
   url: string;
 
   @ApiProperty({ type: String, isArray: true, enum: SUBSCRIBABLE_EVENTS, example: ['conversation.ended', 'summary.ready'] })
