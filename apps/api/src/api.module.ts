@@ -23,6 +23,7 @@ import { WebhooksConsoleModule } from '@features/webhooks/console';
 import { WebhooksHttpModule } from '@features/webhooks/http';
 import { HealthModule } from './health/health.module';
 import { HttpDrain } from './http-drain';
+import { MemberAppStandInModule } from './member-app/member-app-stand-in.controller';
 import { MetricsServer } from './metrics/metrics-server';
 
 /**
@@ -58,6 +59,7 @@ export class ApiModule {
         ScimHttpModule,
         WebhooksHttpModule,
         DocumentsHttpModule.forRoot(),
+        MemberAppStandInModule,
         ...extra,
       ],
       providers: [HttpDrain, MetricsServer],
