@@ -259,7 +259,7 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
 
     it('answers an unknown address with the console’s 404 page, signed in or not', async () => {
       const { cookie } = await session();
-      for (const headers of [{}, { cookie }]) {
+      for (const headers of [{}, { cookie }] as Array<Record<string, string>>) {
         for (const path of ['/console/nope', '/console/connections/1/nope', '/Console/Nope', '/console/assets/nope.css', '/console/sign-in/nope/deeper']) {
           await expectConsolePage(await fetch(`${base}${path}`, { headers }), 404, 'Page not found');
         }
@@ -279,7 +279,7 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
 
     it('answers a method an address does not take with the console’s 405 page and Allow, signed in or not', async () => {
       const { cookie } = await session();
-      for (const headers of [{}, { cookie }]) {
+      for (const headers of [{}, { cookie }] as Array<Record<string, string>>) {
         for (const [method, path, allow] of [
           ['DELETE', `/console/connections/${t.connectionId}`, 'GET, HEAD'],
           ['PUT', '/console/sign-in', 'GET, HEAD, POST'],

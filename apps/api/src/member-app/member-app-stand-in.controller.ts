@@ -1,6 +1,6 @@
-import { Controller, Get, Module, NotFoundException, Param, Res } from '@nestjs/common';
+import { Controller, Get, Module, Param, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { AppConfig, MEMBER_APP_STAND_IN_PATH } from '@kernel/config';
+import { MEMBER_APP_STAND_IN_PATH } from '@kernel/config';
 import { Public } from '@web/auth';
 import { DigitsIdPipe } from '@web/http';
 import type { Response } from 'express';
@@ -38,14 +38,13 @@ point here, under the API’s own address, instead of at nothing.</p>
  * The two member-app addresses the api hands out, answered by the api itself while
  * MEMBER_APP_BASE_URL is unset (development, tests): an honest page saying what it stands in
  * for, so that a CaseUrl answered by `npm run dev` opens something. Outside the contract (no
- * /v1/, not in the OpenAPI description); with a member app configured it is not served (404).
+ * /v1/, not in the OpenAPI description); ApiModule composes it only while no member app is
+ * configured (AppConfig.memberAppStandIn).
  */
 @Public()
 @ApiExcludeController()
 @Controller(MEMBER_APP_STAND_IN_PATH.slice(1))
 export class MemberAppStandInController {
-  constructor(private readonly config: AppConfig) {}
-
   @Get()
   home(@Res() res: Response): void {
     this.send(res, 'The member app', 'Here a person of an organisation would sign in to the member app.');
@@ -57,7 +56,6 @@ export class MemberAppStandInController {
   }
 
   private send(res: Response, title: string, lead: string): void {
-    if (!this.config.memberAppStandIn) throw new NotFoundException();
     res.status(200).set(HEADERS).send(page(title, lead));
   }
 }
