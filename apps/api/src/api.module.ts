@@ -23,6 +23,7 @@ import { WebhooksConsoleModule } from '@features/webhooks/console';
 import { WebhooksHttpModule } from '@features/webhooks/http';
 import { HealthModule } from './health/health.module';
 import { HttpDrain } from './http-drain';
+import { MemberAppStandInModule } from './member-app/member-app-stand-in.controller';
 import { MetricsServer } from './metrics/metrics-server';
 
 /**
@@ -32,7 +33,7 @@ import { MetricsServer } from './metrics/metrics-server';
 @Module({})
 export class ApiModule {
   /** `config` replaces reading the environment; `extra` adds modules (tests only). */
-  static forRoot(config?: AppConfig, extra: Type<unknown>[] = []): DynamicModule {
+  static forRoot(config: AppConfig = AppConfig.fromEnv(), extra: Type<unknown>[] = []): DynamicModule {
     return {
       module: ApiModule,
       imports: [
@@ -58,6 +59,8 @@ export class ApiModule {
         ScimHttpModule,
         WebhooksHttpModule,
         DocumentsHttpModule.forRoot(),
+        // Only while no member app is configured: with one, its addresses are not the api's to answer.
+        ...(config.memberAppStandIn ? [MemberAppStandInModule] : []),
         ...extra,
       ],
       providers: [HttpDrain, MetricsServer],

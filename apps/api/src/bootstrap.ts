@@ -22,6 +22,7 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import { requestLog } from '@kernel/logging';
 import { Metrics } from '@kernel/metrics';
 import { ApiModule } from './api.module';
+import { CONSOLE_AREA } from '@web/console';
 import { documentJsonLimit } from '@features/documents/http';
 import { requestMetrics } from './metrics/request-metrics';
 import { OpenApiDocument } from '@web/openapi';
@@ -71,6 +72,9 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
     // A text of DOCUMENT_MAX_TEXT_CHARS may need more than 1 MB of JSON; beyond its own limit the answer is 413 text_too_long.
     jsonLimits: { '/v1/documents': documentJsonLimit(config) },
   });
+  // The Integrations section signs its people in with a session, not a key: every address under it,
+  // known or not and with any method, is answered by the console (its pages, or its 404/405 page), never the API's 401.
+  app.get(PublicRoutes).openArea(CONSOLE_AREA, { throttled: false });
   const checkKeyThenParse = keyCheck(app.get(KeyGate), app.get(PublicRoutes), app.get(ConnectionRateLimit), parseBody);
   const watchBody = cutStalledBodies(config.http.bodyIdleTimeoutMs);
   app.use((req: Request, res: Response, next: NextFunction) => {

@@ -46,4 +46,12 @@ describe('AppConfig', () => {
     expect(() => AppConfig.fromEnv({ SCHEDULE_EVERY_MS: '50' })).toThrow(/SCHEDULE_EVERY_MS/);
     expect(() => AppConfig.fromEnv({ SCHEDULE_EVERY_MS: '1000', NODE_ENV: 'production' })).toThrow(/SCHEDULE_EVERY_MS: is for tests only/);
   });
+
+  it('points member-app links at the api’s own stand-in unless MEMBER_APP_BASE_URL names the member app', () => {
+    const standIn = AppConfig.fromEnv({ PUBLIC_BASE_URL: 'https://api.example.org/' });
+    expect([standIn.memberAppBaseUrl, standIn.memberAppStandIn]).toEqual(['https://api.example.org/member-app', true]);
+    const real = AppConfig.fromEnv({ MEMBER_APP_BASE_URL: 'https://app.example.org/' });
+    expect([real.memberAppBaseUrl, real.memberAppStandIn]).toEqual(['https://app.example.org', false]);
+    expect(() => AppConfig.fromEnv({ MEMBER_APP_BASE_URL: 'app.example.org' })).toThrow(/MEMBER_APP_BASE_URL/);
+  });
 });

@@ -69,6 +69,9 @@ function parseSentinels(raw: string): Array<{ host: string; port: number }> {
   });
 }
 
+/** Where the api serves its member-app stand-in pages while MEMBER_APP_BASE_URL is unset. */
+export const MEMBER_APP_STAND_IN_PATH = '/member-app';
+
 /** Typed, validated settings shared by the api, the worker and the admin CLI. */
 export class AppConfig {
   readonly nodeEnv: EnvSchema['NODE_ENV'];
@@ -106,8 +109,14 @@ export class AppConfig {
   readonly mailFrom: string;
   /** Public https base of the api (invitation links); defaults to https://localhost:PORT. */
   readonly publicBaseUrl: string;
-  /** Base of the platform's member app, where CaseUrls point. */
+  /** Base of the platform's member app, where CaseUrls and the sign-in links of mails point. */
   readonly memberAppBaseUrl: string;
+  /**
+   * MEMBER_APP_BASE_URL is unset: the member-app addresses the api hands out point at its own
+   * stand-in pages (`publicBaseUrl`/member-app), which say what they are, so that a link answered
+   * in development opens a page rather than nothing.
+   */
+  readonly memberAppStandIn: boolean;
   readonly invitationTtlDays: number;
   /** Private CIDRs webhook deliveries (and creation) may reach anyway; default none. */
   readonly webhookAllowedPrivateCidrs: string[];
@@ -180,7 +189,8 @@ export class AppConfig {
     this.smtpUrl = env.SMTP_URL;
     this.mailFrom = env.MAIL_FROM;
     this.publicBaseUrl = (env.PUBLIC_BASE_URL ?? `https://localhost:${env.PORT}`).replace(/\/+$/, '');
-    this.memberAppBaseUrl = env.MEMBER_APP_BASE_URL.replace(/\/+$/, '');
+    this.memberAppStandIn = env.MEMBER_APP_BASE_URL === undefined;
+    this.memberAppBaseUrl = (env.MEMBER_APP_BASE_URL ?? `${this.publicBaseUrl}${MEMBER_APP_STAND_IN_PATH}`).replace(/\/+$/, '');
     this.invitationTtlDays = env.INVITATION_TTL_DAYS;
     this.webhookAllowedPrivateCidrs = env.WEBHOOK_ALLOWED_PRIVATE_CIDRS.split(',')
       .map((s) => s.trim())

@@ -137,8 +137,10 @@ export class EnvSchema {
   @IsString()
   PUBLIC_BASE_URL?: string;
 
-  @IsString()
-  MEMBER_APP_BASE_URL = 'https://app.localhost';
+  /** Unset: the api's own stand-in page under PUBLIC_BASE_URL/member-app (see AppConfig.memberAppStandIn). */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: "must be an http:// or https:// URL (the member app's base, e.g. https://app.example.org)" })
+  MEMBER_APP_BASE_URL?: string;
 
   @Transform(toInt)
   @IsInt()
@@ -271,6 +273,7 @@ export function validateEnv(raw: Record<string, unknown>): EnvSchema {
     'TLS_KEY_FILE',
     'SMTP_URL',
     'PUBLIC_BASE_URL',
+    'MEMBER_APP_BASE_URL',
     'WEBHOOK_RETRY_SCALE',
     'SCHEDULE_EVERY_MS',
     'TRANSLATION_ENGINE_URL',

@@ -32,6 +32,8 @@ const asList = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : [
 @Injectable()
 export class PublicRoutes implements OnModuleInit {
   private entries: Entry[] = [];
+  /** Path prefixes served without a key whatever the path and method (see `openArea`). */
+  private areas: Array<{ pattern: RegExp; path: PublicPath }> = [];
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -80,8 +82,19 @@ export class PublicRoutes implements OnModuleInit {
     this.entries = [...byPath.values()].filter((e) => e.methods.size > 0);
   }
 
+  /**
+   * Serves every path under `prefix` (the prefix itself included), with any method, without a key:
+   * an interface that authenticates by other means (the Integrations section's session) and
+   * answers its own unknown paths and methods. Called by the composition root before it listens.
+   */
+  openArea(prefix: string, options: PublicPath): void {
+    const escaped = prefix.replace(/\/+$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    this.areas.push({ pattern: new RegExp(`^${escaped}(?:/|$)`, 'i'), path: { throttled: options.throttled } });
+  }
+
   /** The public path `path` falls on when `method` is served there without a key; otherwise undefined (a key is needed). */
   match(path: string, method = 'GET'): PublicPath | undefined {
+    for (const area of this.areas) if (area.pattern.test(path)) return area.path;
     const m = method.toUpperCase();
     for (const e of this.entries) if (e.pattern.test(path)) return e.methods.has(m) || e.methods.has('*') ? e : undefined;
     return undefined;

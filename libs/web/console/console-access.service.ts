@@ -1,5 +1,5 @@
 import { Injectable, Module } from '@nestjs/common';
-import { CURRENT_POLICY_VERSION_SQL, DomainError, INTEGRATIONS_MANAGE, ORGANISATION_OWN, policyAccepted } from '@kernel/core';
+import { CURRENT_POLICY_VERSION_SQL, DomainError, INTEGRATIONS_MANAGE, isId, isUuid, ORGANISATION_OWN, policyAccepted } from '@kernel/core';
 import { CoreModule, TransactionHost } from '@kernel/database';
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
@@ -259,7 +259,8 @@ export class ConsoleAccessService {
 
   /** The stashed payload, once: the row is deleted as it is read. Null when gone, expired, or another session's. */
   async takeReveal<T>(sessionId: string, sessionToken: string, id: unknown): Promise<T | null> {
-    if (typeof id !== 'string' || !/^[0-9a-f-]{36}$/.test(id)) return null;
+    // Not a uuid: no reveal has that id (and Postgres would refuse the comparison with the uuid column).
+    if (!isUuid(id)) return null;
     const rows: Array<{ sealed: Buffer }> = await this.tx.manager.query(
       `WITH taken AS (
          DELETE FROM console_reveals WHERE id = $1 AND session_id = $2 AND created_at > now() - make_interval(secs => $3) RETURNING sealed)
@@ -279,7 +280,7 @@ export class ConsoleAccessService {
   }
 
   private async eligible(personId: string): Promise<Eligible | null> {
-    if (!/^[1-9][0-9]{0,18}$/.test(personId)) return null;
+    if (!isId(personId)) return null;
     const rows: Eligible[] = await this.tx.manager.query(`SELECT ${ELIGIBLE_COLUMNS} FROM ${ELIGIBLE_FROM} WHERE p.id = $1 AND NOT p.disabled`, [personId]);
     return rows[0] ?? null;
   }

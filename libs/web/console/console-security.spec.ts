@@ -23,9 +23,13 @@ describe('console CSRF tokens', () => {
 
 describe('console same-origin check', () => {
   const base = 'https://console.example.org';
-  it('accepts the public origin and the Host the request came to', () => {
+  it('accepts the configured public origin', () => {
     expect(sameOrigin(req({ origin: base }), base)).toBe(true);
-    expect(sameOrigin(req({ origin: 'https://127.0.0.1:8443', host: '127.0.0.1:8443' }), base)).toBe(true);
+    expect(sameOrigin(req({ origin: base, host: 'console.example.org' }), `${base}/some/path/`)).toBe(true);
+  });
+  it('refuses an Origin that matches only the Host header the client sent', () => {
+    expect(sameOrigin(req({ origin: 'https://127.0.0.1:8443', host: '127.0.0.1:8443' }), base)).toBe(false);
+    expect(sameOrigin(req({ origin: 'https://evil.example', host: 'evil.example' }), base)).toBe(false);
   });
   it('refuses another origin, even with Sec-Fetch-Site claiming same-origin', () => {
     expect(sameOrigin(req({ origin: 'https://evil.example', 'sec-fetch-site': 'same-origin' }), base)).toBe(false);

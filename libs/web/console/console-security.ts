@@ -47,20 +47,17 @@ export function csrfValid(secret: Buffer, binding: string, given: unknown): bool
 }
 
 /**
- * Whether a state-changing request comes from this origin. Its `Origin` header, when it names
- * one, must be the console's own. Pages are served with `Referrer-Policy: no-referrer`, under
- * which browsers send `Origin: null` even on a same-origin form POST; then the Fetch Metadata
- * header `Sec-Fetch-Site` (set by the browser, not by pages) must say `same-origin`. A request
- * with neither (no browser that could carry the session cookie sends none) is refused.
+ * Whether a state-changing request comes from the console's own origin: the configured public
+ * origin (`PUBLIC_BASE_URL`), never one built from the request's `Host` header, which the client
+ * (or anything in front of the api) chooses. Its `Origin` header, when it names one, must be that
+ * origin. Pages are served with `Referrer-Policy: no-referrer`, under which browsers send
+ * `Origin: null` even on a same-origin form POST; then the Fetch Metadata header `Sec-Fetch-Site`
+ * (set by the browser, not by pages) must say `same-origin`. A request with neither (no browser
+ * that could carry the session cookie sends none) is refused.
  */
 export function sameOrigin(req: Request, publicBaseUrl: string): boolean {
   const origin = req.headers.origin;
-  if (typeof origin === 'string' && origin !== 'null') {
-    const own = new Set<string>([new URL(publicBaseUrl).origin]);
-    const host = req.headers.host;
-    if (typeof host === 'string' && host.length > 0) own.add(`https://${host}`);
-    return own.has(origin);
-  }
+  if (typeof origin === 'string' && origin !== 'null') return origin === new URL(publicBaseUrl).origin;
   return req.headers['sec-fetch-site'] === 'same-origin';
 }
 

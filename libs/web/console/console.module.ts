@@ -1,9 +1,11 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { useErrorDialect } from '@web/http';
 import { CoreModule } from '@kernel/database';
 import { MailModule } from '@kernel/mail';
 import { RedisModule } from '@kernel/redis';
 import { ConsoleAssetsController } from './assets.controller';
 import { ConsoleAccessModule } from './console-access.service';
+import { ConsoleErrorDialect } from './console-error-dialect';
 import { ConsoleExceptionFilter } from './console-exception.filter';
 import { ConsoleGuard } from './console.guard';
 import { ConsoleSecret } from './console-secret';
@@ -18,13 +20,21 @@ const KIT = [ConsoleViews, ConsoleSecret, ConsoleGuard, ConsoleExceptionFilter, 
 /**
  * The Integrations section's shared kit: server-rendered pages under /console on the api's own
  * HTTPS origin, for the people of an organisation who manage its integrations. This module serves
- * sign-in, the one-time reveals and the assets; each feature's console/ module adds its pages on
+ * sign-in, the one-time reveals and the assets, and answers any other address under /console with
+ * its 404 or 405 page (ConsoleErrorDialect; the composition root opens the area to callers without a key); each feature's console/ module adds its pages on
  * the kit it exports, through the same services as the REST API and the CLI.
  */
 @Module({
   imports: [CoreModule, RedisModule, MailModule, ConsoleAccessModule],
   controllers: [ConsoleAssetsController, SignInController, RevealController],
-  providers: [...KIT, SignInThrottle],
+  providers: [...KIT, SignInThrottle, ConsoleErrorDialect],
   exports: [...KIT, ConsoleAccessModule],
 })
-export class ConsoleModule {}
+export class ConsoleModule implements OnModuleInit {
+  constructor(private readonly dialect: ConsoleErrorDialect) {}
+
+  /** Errors under /console that no console page handles (an unknown address, a wrong method) answer as console pages. */
+  onModuleInit(): void {
+    useErrorDialect(this.dialect);
+  }
+}

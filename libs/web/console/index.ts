@@ -1,5 +1,6 @@
 export * from './console-access.service';
 export * from './console-context';
+export * from './console-error-dialect';
 export * from './console-exception.filter';
 export * from './console-views';
 export * from './console.command';

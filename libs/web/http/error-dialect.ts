@@ -7,16 +7,18 @@ import type { RenderedError } from './error-render';
  */
 export type ProblemKind = 'syntax' | 'value' | 'too_large';
 
-/** An error's answer: the status to send, the content type and the body. */
+/** An error's answer: the status to send, the content type, the body, and headers of the interface's own. */
 export interface ErrorAnswer {
   status: number;
   type: string;
   body: string;
+  /** Sent with the answer (an HTML interface's Content-Security-Policy, say); not on Node's own refusals, which carry no headers of their own. */
+  headers?: Record<string, string>;
 }
 
 /**
  * An interface served under a path of its own whose errors have their own schema (SCIM 2.0 under
- * /scim/, RFC 7644's error body). The web kit answers every error the same way wherever it is
+ * /scim/, RFC 7644's error body; the Integrations section under /console, an HTML page). The web kit answers every error the same way wherever it is
  * raised (the exception filter, the front door's middleware, Node's own refusals): through the
  * dialect that owns the request's path, or the contract's `{error:{code,message}}` envelope.
  */
@@ -25,8 +27,8 @@ export interface ErrorDialect {
   owns(url: string): boolean;
   /** Media types of JSON bodies this interface takes besides application/json. */
   readonly jsonMediaTypes: readonly string[];
-  /** Its own rate-limit policy (a key of the configuration's rate limits besides `rest`), and how the 429's message names the interface. */
-  readonly rateLimit: { policy: Exclude<keyof AppConfig['rateLimits'], 'rest'>; label: string };
+  /** Its own rate-limit policy for keyed calls (a key of the configuration's rate limits besides `rest`), and how the 429's message names the interface; none: REST's. */
+  readonly rateLimit?: { policy: Exclude<keyof AppConfig['rateLimits'], 'rest'>; label: string };
   /** The answer to `err`, whose status in the contract's error table is `status`. */
   answer(err: RenderedError, status: number): ErrorAnswer;
 }

@@ -64,6 +64,7 @@ export function renderError(req: Request, res: Response, err: RenderedError): vo
   const dialect = dialectOf(req.originalUrl ?? req.url);
   if (dialect) {
     const answer = dialect.answer(err, status);
+    for (const [k, v] of Object.entries(answer.headers ?? {})) res.setHeader(k, v);
     res.status(answer.status).type(answer.type).send(answer.body);
     return;
   }

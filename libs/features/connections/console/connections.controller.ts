@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Res, UseFilters, UseGuards }
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@web/auth';
 import { DomainError, SCOPE_DESCRIPTIONS, SCOPES } from '@kernel/core';
+import { DigitsIdPipe } from '@web/http';
 import { ApiKeysService, KeyRefusal, MAX_LIVE_KEYS } from '../api-keys.service';
 import { ConnectionEntity } from '../connection.entity';
 import { ConnectionsService } from '../connections.service';
@@ -81,7 +82,7 @@ export class ConnectionsPageController {
   async show(
     @Ctx() ctx: ConsoleContext,
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
+    @Param('id', DigitsIdPipe) id: string,
     @Query('done') done: unknown,
     @Res() res: Response,
   ): Promise<void> {
@@ -90,7 +91,7 @@ export class ConnectionsPageController {
   }
 
   @Post('connections/:id/keys')
-  async makeKey(@Ctx() ctx: ConsoleContext, @Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Res() res: Response): Promise<void> {
+  async makeKey(@Ctx() ctx: ConsoleContext, @Viewer() viewer: ConsoleViewer, @Param('id', DigitsIdPipe) id: string, @Res() res: Response): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
     let made: { id: string; key: string; lastFour: string };
     try {
@@ -117,8 +118,8 @@ export class ConnectionsPageController {
   async confirmRevokeKey(
     @Ctx() ctx: ConsoleContext,
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
-    @Param('keyId') keyId: string,
+    @Param('id', DigitsIdPipe) id: string,
+    @Param('keyId', DigitsIdPipe) keyId: string,
     @Res() res: Response,
   ): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
@@ -140,7 +141,12 @@ export class ConnectionsPageController {
   }
 
   @Post('connections/:id/keys/:keyId/revoke')
-  async revokeKey(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Param('keyId') keyId: string, @Res() res: Response): Promise<void> {
+  async revokeKey(
+    @Viewer() viewer: ConsoleViewer,
+    @Param('id', DigitsIdPipe) id: string,
+    @Param('keyId', DigitsIdPipe) keyId: string,
+    @Res() res: Response,
+  ): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
     const key = await this.ownKey(conn, keyId);
     await this.keys.revoke(key.id);
@@ -151,7 +157,7 @@ export class ConnectionsPageController {
   async setScopes(
     @Ctx() ctx: ConsoleContext,
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
+    @Param('id', DigitsIdPipe) id: string,
     @Body() form: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
@@ -168,7 +174,7 @@ export class ConnectionsPageController {
   }
 
   @Get('connections/:id/revoke')
-  async confirmRevoke(@Ctx() ctx: ConsoleContext, @Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Res() res: Response): Promise<void> {
+  async confirmRevoke(@Ctx() ctx: ConsoleContext, @Viewer() viewer: ConsoleViewer, @Param('id', DigitsIdPipe) id: string, @Res() res: Response): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
     this.views.render(res, ctx, 'confirm', {
       title: `Revoke ${conn.name}?`,
@@ -185,7 +191,7 @@ export class ConnectionsPageController {
   }
 
   @Post('connections/:id/revoke')
-  async revoke(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Res() res: Response): Promise<void> {
+  async revoke(@Viewer() viewer: ConsoleViewer, @Param('id', DigitsIdPipe) id: string, @Res() res: Response): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
     await this.connections.revoke(conn.id);
     return redirectTo(res, '/console?done=connection-revoked');

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Res, UseFilters, UseGuards }
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@web/auth';
 import { DomainError, notFound } from '@kernel/core';
+import { DigitsIdPipe } from '@web/http';
 import { ConnectionEntity, ConnectionsService } from '@features/connections';
 import {
   ConsoleContext,
@@ -42,12 +43,21 @@ const STATE_LABELS: Record<string, string> = {
   given_up: 'given up',
 };
 
-/** A `datetime-local` value (read as UTC: the page says so), or null when it is not one. */
+/**
+ * A `datetime-local` value (read as UTC: the page says so), or null when it is not one: every
+ * field in its range (no 25:00, no 31 February), the year from 0001 on, so that whatever it
+ * answers is a real time Postgres can compare with a timestamptz column.
+ */
 export function parseSince(value: string): Date | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value.trim());
   if (!m) return null;
-  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], m[6] ? +m[6] : 0));
-  return Number.isNaN(d.getTime()) || d.getUTCMonth() !== +m[2] - 1 ? null : d;
+  const [year, month, day, hour, minute, second] = [+m[1], +m[2], +m[3], +m[4], +m[5], m[6] ? +m[6] : 0];
+  if (year < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const d = new Date(0);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0–99 as 1900–1999.
+  d.setUTCFullYear(year, month - 1, day);
+  d.setUTCHours(hour, minute, second, 0);
+  return d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day ? null : d;
 }
 
 /** A time as a `datetime-local` value in UTC. */
@@ -75,8 +85,8 @@ export class DeliveriesPageController {
   async list(
     @Ctx() ctx: ConsoleContext,
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
-    @Param('wid') wid: string,
+    @Param('id', DigitsIdPipe) id: string,
+    @Param('wid', DigitsIdPipe) wid: string,
     @Query() query: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
@@ -89,8 +99,8 @@ export class DeliveriesPageController {
   async confirmBulk(
     @Ctx() ctx: ConsoleContext,
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
-    @Param('wid') wid: string,
+    @Param('id', DigitsIdPipe) id: string,
+    @Param('wid', DigitsIdPipe) wid: string,
     @Query() query: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
@@ -135,8 +145,8 @@ export class DeliveriesPageController {
   @Post('resend-failed')
   async bulk(
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
-    @Param('wid') wid: string,
+    @Param('id', DigitsIdPipe) id: string,
+    @Param('wid', DigitsIdPipe) wid: string,
     @Body() form: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
@@ -152,8 +162,8 @@ export class DeliveriesPageController {
   async show(
     @Ctx() ctx: ConsoleContext,
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
-    @Param('wid') wid: string,
+    @Param('id', DigitsIdPipe) id: string,
+    @Param('wid', DigitsIdPipe) wid: string,
     @Param('did') did: string,
     @Query('done') done: unknown,
     @Res() res: Response,
@@ -179,8 +189,8 @@ export class DeliveriesPageController {
   async confirmResend(
     @Ctx() ctx: ConsoleContext,
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
-    @Param('wid') wid: string,
+    @Param('id', DigitsIdPipe) id: string,
+    @Param('wid', DigitsIdPipe) wid: string,
     @Param('did') did: string,
     @Res() res: Response,
   ): Promise<void> {
@@ -204,8 +214,8 @@ export class DeliveriesPageController {
   @Post(':did/resend')
   async resend(
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
-    @Param('wid') wid: string,
+    @Param('id', DigitsIdPipe) id: string,
+    @Param('wid', DigitsIdPipe) wid: string,
     @Param('did') did: string,
     @Res() res: Response,
   ): Promise<void> {

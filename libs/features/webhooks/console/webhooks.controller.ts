@@ -23,7 +23,7 @@ import { MAX_WEBHOOKS_PER_CONNECTION, WebhooksService } from '../webhooks.servic
 import { TEST_INTERVAL_MS, WebhookTestService } from '../webhook-test.service';
 import { WebhookEntity } from '../webhook.entity';
 import { EVENT_SCOPES, SUBSCRIBABLE_EVENTS } from '@kernel/events';
-import { ApiValidationPipe } from '@web/http';
+import { ApiValidationPipe, DigitsIdPipe } from '@web/http';
 import type { Response } from 'express';
 import { CreateWebhookDto } from '../http/dto/create-webhook.dto';
 
@@ -99,7 +99,7 @@ export class WebhooksPageController {
   async list(
     @Ctx() ctx: ConsoleContext,
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
+    @Param('id', DigitsIdPipe) id: string,
     @Query('done') done: unknown,
     @Query('tested') tested: unknown,
     @Res() res: Response,
@@ -113,7 +113,7 @@ export class WebhooksPageController {
   async create(
     @Ctx() ctx: ConsoleContext,
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
+    @Param('id', DigitsIdPipe) id: string,
     @Body() form: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
@@ -143,8 +143,8 @@ export class WebhooksPageController {
   async test(
     @Ctx() ctx: ConsoleContext,
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
-    @Param('wid') wid: string,
+    @Param('id', DigitsIdPipe) id: string,
+    @Param('wid', DigitsIdPipe) wid: string,
     @Res() res: Response,
   ): Promise<void> {
     const conn = await this.changeable(viewer, id);
@@ -168,8 +168,8 @@ export class WebhooksPageController {
   async confirmRemove(
     @Ctx() ctx: ConsoleContext,
     @Viewer() viewer: ConsoleViewer,
-    @Param('id') id: string,
-    @Param('wid') wid: string,
+    @Param('id', DigitsIdPipe) id: string,
+    @Param('wid', DigitsIdPipe) wid: string,
     @Res() res: Response,
   ): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
@@ -190,7 +190,12 @@ export class WebhooksPageController {
   }
 
   @Post(':wid/remove')
-  async remove(@Viewer() viewer: ConsoleViewer, @Param('id') id: string, @Param('wid') wid: string, @Res() res: Response): Promise<void> {
+  async remove(
+    @Viewer() viewer: ConsoleViewer,
+    @Param('id', DigitsIdPipe) id: string,
+    @Param('wid', DigitsIdPipe) wid: string,
+    @Res() res: Response,
+  ): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
     await this.webhooks.remove(conn.id, wid);
     return redirectTo(res, `/console/connections/${conn.id}/webhooks?done=removed`);
