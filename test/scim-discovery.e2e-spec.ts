@@ -1,5 +1,6 @@
 import { makeTenant, TestApi } from './support/api';
 import { entraUser, expectScimError, rand, scim, SCIM, scimTenant, startScimApi } from './support/scim-client';
+import { resourceTypeProblems, schemaProblems, serviceProviderConfigProblems } from './support/scim-rfc7643';
 
 const SPC = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
 
@@ -124,6 +125,90 @@ describe('SCIM discovery and the common answers', () => {
       expect(carried(full)).toEqual(schemas[SCIM.user]);
       expect(Object.keys(full[SCIM.enterprise]).sort()).toEqual(schemas[SCIM.enterprise]);
       expect(carried(group)).toEqual(schemas[SCIM.group]);
+    });
+  });
+
+  describe('RFC 7643 §5, §6 and §7: the discovery answers conform', () => {
+    /** Everything discovery answers, each resource also read by its own URL. */
+    const discovery = async () => {
+      const t = await makeTenant(api.app, []);
+      const get = async (path: string) => {
+        const res = await scim(api, t, 'get', path);
+        expect({ path, status: res.status, type: res.headers['content-type'] }).toEqual({
+          path,
+          status: 200,
+          type: expect.stringMatching(/^application\/scim\+json/),
+        });
+        return res.body;
+      };
+      const types = await get('/ResourceTypes');
+      const schemas = await get('/Schemas');
+      for (const list of [types, schemas]) {
+        expect(list).toEqual({
+          schemas: [SCIM.list],
+          totalResults: list.Resources.length,
+          startIndex: 1,
+          itemsPerPage: list.Resources.length,
+          Resources: expect.any(Array),
+        });
+      }
+      for (const r of types.Resources) expect(await get(`/ResourceTypes/${r.id}`)).toEqual(r);
+      for (const s of schemas.Resources) expect(await get(`/Schemas/${s.id}`)).toEqual(s);
+      return { config: await get('/ServiceProviderConfig'), types: types.Resources, schemas: schemas.Resources };
+    };
+    const problems = (d: Awaited<ReturnType<typeof discovery>>) => {
+      const resourceTypes = d.types.map((r: { name: string }) => r.name);
+      const schemaIds = d.schemas.map((s: { id: string }) => s.id);
+      return [
+        ...serviceProviderConfigProblems(d.config, { base: base() }),
+        ...d.types.flatMap((r: unknown) => resourceTypeProblems(r, { base: base(), schemaIds })),
+        ...d.schemas.flatMap((s: unknown) => schemaProblems(s, { base: base(), resourceTypes })),
+      ];
+    };
+
+    it('every attribute has the characteristics §7 lists, types from its list, referenceTypes on every reference, well-formed sub-attributes', async () => {
+      const d = await discovery();
+      expect(problems(d)).toEqual([]);
+      // Every resource type's schemas are described, and every schema belongs to a resource type.
+      const used = d.types.flatMap((r: { schema: string; schemaExtensions?: Array<{ schema: string }> }) => [
+        r.schema,
+        ...(r.schemaExtensions ?? []).map((e) => e.schema),
+      ]);
+      expect(d.schemas.map((s: { id: string }) => s.id).sort()).toEqual([...new Set(used)].sort());
+      // The references RFC 7643 §8.7.1 declares as external URLs.
+      const user = d.schemas.find((s: { id: string }) => s.id === SCIM.user);
+      const attr = (name: string) => user.attributes.find((a: { name: string }) => a.name === name);
+      expect(attr('profileUrl')).toMatchObject({ type: 'reference', referenceTypes: ['external'] });
+      expect(attr('photos').subAttributes.find((a: { name: string }) => a.name === 'value')).toMatchObject({ type: 'reference', referenceTypes: ['external'] });
+    });
+
+    it('the check finds what it is for: a reference without referenceTypes, a type off the list or the RFC, a complex without sub-attributes', async () => {
+      const d = await discovery();
+      const broken = structuredClone(d);
+      const user = broken.schemas.find((s: { id: string }) => s.id === SCIM.user);
+      const attr = (name: string) => user.attributes.find((a: { name: string }) => a.name === name);
+      delete attr('photos').subAttributes.find((a: { name: string }) => a.name === 'value').referenceTypes;
+      attr('profileUrl').type = 'string';
+      delete attr('profileUrl').referenceTypes;
+      attr('title').type = 'text';
+      delete attr('name').subAttributes;
+      delete attr('emails').mutability;
+      attr('emails').maxLength = 254;
+      broken.config.filter = { supported: 'yes' };
+      broken.types[0].schemaExtensions = [{ schema: 'urn:nowhere' }];
+      expect(problems(broken)).toEqual([
+        'ServiceProviderConfig: filter.supported must be a boolean',
+        'ServiceProviderConfig: filter.maxResults must be a non-negative integer',
+        'resource type User schemaExtensions[0]: schema must be the URI of a schema the service describes',
+        'resource type User schemaExtensions[0]: required must be a boolean',
+        expect.stringContaining('(name): a complex attribute must carry subAttributes'),
+        expect.stringContaining('(title): type "text" is not one of RFC 7643\'s types'),
+        expect.stringContaining('(title): RFC 7643 defines it as string, not text'),
+        expect.stringContaining('(emails): "mutability" is missing'),
+        expect.stringContaining('(emails): "maxLength" is not a characteristic RFC 7643 defines here'),
+        expect.stringContaining('(profileUrl): RFC 7643 defines it as reference, not string'),
+        expect.stringContaining('(photos.value): a reference must carry referenceTypes'),
+      ]);
     });
   });
 

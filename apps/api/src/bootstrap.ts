@@ -12,6 +12,7 @@ import {
   assignRequestId,
   bodyParsing,
   cutStalledBodies,
+  ignoreConditionalHeaders,
   NODE_MAX_HEADER_SIZE,
   refuseLargeHead,
   renderError,
@@ -58,6 +59,7 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
   app.getHttpServer().on('error', (err: Error) => PinoLogger.root.error({ err }, 'https server error'));
   app.disable('x-powered-by');
   app.set('etag', false);
+  ignoreConditionalHeaders(app.getHttpAdapter().getInstance());
   // The front door, as one express layer (each layer is matched and called on every request):
   // request id, request line, the key check and the connection's rate limit (before routing, so that an unknown path, a wrong
   // method or a bad body is refused 401 like any call without a valid key, and no body is read

@@ -100,11 +100,14 @@ export class ScimUsersService {
     });
   }
 
-  /** PATCH: every operation applies or none does. */
+  /**
+   * PATCH: every operation applies or none does. A user is always answered with `active`, so a
+   * PATCH that removes it (`remove`, or null) leaves the user not active: deactivated, as false does.
+   */
   async patch(caller: ScimCaller, id: string, body: unknown): Promise<ScimJson> {
     return this.tx.run(async (m) => {
       const row = await this.load(m, caller.organisationId, id, true);
-      const next = userFields(applyScimPatch(userState(row), body, USER_RESOURCE));
+      const next = userFields({ active: false, ...applyScimPatch(userState(row), body, USER_RESOURCE) });
       await this.save(m, caller, row, next);
       return this.present(caller, await this.load(m, caller.organisationId, id));
     });

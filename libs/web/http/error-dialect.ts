@@ -3,9 +3,10 @@ import type { RenderedError } from './error-render';
 
 /**
  * What a refusal of the web kit's own is about, for interfaces whose error schema says so (SCIM
- * names `invalidSyntax` and `invalidValue`, and answers 413 for a body over the limit).
+ * names `invalidSyntax` and `invalidValue`, answers 413 for a body over the limit, and 415 for a
+ * body in a coding or charset that is not taken).
  */
-export type ProblemKind = 'syntax' | 'value' | 'too_large';
+export type ProblemKind = 'syntax' | 'value' | 'too_large' | 'unsupported_media';
 
 /** An error's answer: the status to send, the content type, the body, and headers of the interface's own. */
 export interface ErrorAnswer {

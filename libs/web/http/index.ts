@@ -4,6 +4,7 @@ export * from './body-check';
 export * from './body-parsing';
 export * from './client-error';
 export * from './compose-middleware';
+export * from './conditional-requests';
 export * from './digits-id.pipe';
 export * from './error-dialect';
 export * from './error-render';

@@ -3,7 +3,7 @@
 import { DomainError } from '@kernel/core';
 import { ApiExceptionFilter, rawErrorBody, renderError, useErrorDialect } from '@web/http';
 import type { Request, Response } from 'express';
-import { ScimError, ScimType } from '../model/scim-error';
+import { ScimError, ScimNotImplemented, ScimType } from '../model/scim-error';
 import { SCIM_ERRORS } from './scim-errors';
 
 useErrorDialect(SCIM_ERRORS);
@@ -26,6 +26,7 @@ describe('SCIM errors through the one error table', () => {
         return this;
       },
       send: (b: string) => (out.body = JSON.parse(b)),
+      json: (b: Record<string, unknown>) => (out.body = b),
     } as unknown as Response;
     renderError({ path, method: 'POST', originalUrl: path, url: path } as Request, res, err);
     return out;
@@ -66,6 +67,22 @@ describe('SCIM errors through the one error table', () => {
     const large = kit('/scim/v2/Users', { code: 'invalid_request', message: 'The JSON body is larger than 1mb.', kind: 'too_large' });
     expect(large.status).toBe(413);
     expect(large.body).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '413', detail: 'The JSON body is larger than 1mb.' });
+  });
+
+  it('a body in a coding or charset not taken is 415 with no keyword (REST: its table’s 400); /Me is 501 with no keyword', () => {
+    const unsupported = { code: 'invalid_request', message: 'Content-Encoding "compress" is not supported.', kind: 'unsupported_media' } as const;
+    expect(kit('/scim/v2/Users', unsupported)).toMatchObject({
+      status: 415,
+      body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '415', detail: unsupported.message },
+    });
+    expect(kit('/scim/v2/Users', unsupported).body).not.toHaveProperty('scimType');
+    expect(kit('/v1/groups', unsupported)).toMatchObject({ status: 400, body: { error: { code: 'invalid_request', message: unsupported.message } } });
+    expect(answer(new ScimNotImplemented('No /Me.'))).toEqual({
+      status: 501,
+      type: 'application/scim+json; charset=utf-8',
+      headers: {},
+      body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '501', detail: 'No /Me.' },
+    });
   });
 
   it("answers under /scim/ in any letter case, status as a string; elsewhere the contract's envelope", () => {

@@ -8,7 +8,7 @@ import { GROUP_RESOURCE } from '../model/scim-schemas';
 import { projectionIncludes, projectResource } from '../model/scim-projection';
 import { ScimGroupsService } from '../scim-groups.service';
 import { ScimJson } from '../model/scim-patch';
-import { listResponse, readListQuery, readProjection } from './scim-query';
+import { listResponse, readListQuery, readProjection, readSearchRequest, ScimListQuery } from './scim-query';
 
 type QueryParams = Record<string, unknown>;
 
@@ -25,7 +25,18 @@ export class ScimGroupsController {
   @Get()
   @RequireScopes('groups:read')
   async list(@CurrentPrincipal() p: Principal, @Query() query: QueryParams): Promise<ScimJson> {
-    const q = readListQuery(query);
+    return this.answerList(p, readListQuery(query));
+  }
+
+  /** RFC 7644 §3.4.3: the list's query in a SearchRequest body, answered as the GET is. */
+  @Post('.search')
+  @HttpCode(200)
+  @RequireScopes('groups:read')
+  async search(@CurrentPrincipal() p: Principal, @Body() body: unknown): Promise<ScimJson> {
+    return this.answerList(p, readSearchRequest(body));
+  }
+
+  private async answerList(p: Principal, q: ScimListQuery): Promise<ScimJson> {
     const list = await this.groups.list(p, q.filter, q.page, projectionIncludes(GROUP_RESOURCE, q.projection, 'members'));
     return listResponse(list, (r) => projectResource(r, GROUP_RESOURCE, q.projection));
   }

@@ -4,6 +4,7 @@ import { ScimModule } from '../scim.module';
 import { ScimDiscoveryController } from './scim-discovery.controller';
 import { SCIM_ERRORS } from './scim-errors';
 import { ScimGroupsController } from './scim-groups.controller';
+import { ScimMeController } from './scim-me.controller';
 import { ScimUsersController } from './scim-users.controller';
 
 /**
@@ -11,7 +12,7 @@ import { ScimUsersController } from './scim-users.controller';
  * SCIM service, described by its own discovery endpoints). Composing it makes the web kit answer
  * errors under /scim/ in RFC 7644's schema (SCIM_ERRORS), before the api listens.
  */
-@Module({ imports: [ScimModule], controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController] })
+@Module({ imports: [ScimModule], controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController, ScimMeController] })
 export class ScimHttpModule {
   constructor() {
     useErrorDialect(SCIM_ERRORS);

@@ -1,6 +1,6 @@
 import { DomainError } from '@kernel/core';
 import { ScimError } from '../model/scim-error';
-import { listResponse, readListQuery, SCIM_MAX_START_INDEX } from './scim-query';
+import { listResponse, readListQuery, readSearchRequest, SCIM_MAX_START_INDEX } from './scim-query';
 
 describe('readListQuery', () => {
   it("reads Okta's lookup query", () => {
@@ -40,6 +40,58 @@ describe('readListQuery', () => {
     }
     expect(() => readListQuery({ count: 'ten' })).toThrow(DomainError);
     expect(() => readListQuery({ filter: ['a', 'b'] })).toThrow(ScimError);
+  });
+});
+
+describe('readSearchRequest', () => {
+  const SEARCH = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
+
+  it('reads RFC 7644 §3.4.3’s body as the GET’s query: lists of attributes, JSON integers, sortBy ignored', () => {
+    expect(
+      readSearchRequest({
+        schemas: [SEARCH],
+        attributes: ['userName', 'name.givenName'],
+        excludedAttributes: ['emails'],
+        filter: 'userName eq "a@b.example"',
+        sortBy: 'userName',
+        sortOrder: 'descending',
+        startIndex: 3,
+        count: 10,
+      }),
+    ).toEqual({
+      filter: 'userName eq "a@b.example"',
+      page: { startIndex: 3, count: 10 },
+      projection: { attributes: ['userName', 'name.givenName'], excludedAttributes: ['emails'] },
+    });
+  });
+
+  it('defaults and corrections as on GET; member names in any case; null is absent; a comma-separated string is taken', () => {
+    expect(readSearchRequest({ schemas: [SEARCH.toLowerCase()] })).toEqual(readListQuery({}));
+    expect(readSearchRequest({ SCHEMAS: [SEARCH], STARTINDEX: -4, Count: 1e21, filter: null, attributes: 'userName, title' })).toEqual({
+      filter: undefined,
+      page: { startIndex: 1, count: 1000 },
+      projection: { attributes: ['userName', 'title'], excludedAttributes: undefined },
+    });
+    expect(readSearchRequest({ schemas: [SEARCH], startIndex: '99999999999', count: '0' }).page).toEqual({ startIndex: SCIM_MAX_START_INDEX, count: 0 });
+  });
+
+  it('refuses what is not a SearchRequest (400 invalidSyntax), a filter that is not a string (invalidFilter), a count that is not an integer (400)', () => {
+    const type = (body: unknown) => {
+      try {
+        readSearchRequest(body);
+      } catch (err) {
+        return err instanceof ScimError ? err.scimType : (err as DomainError).code;
+      }
+      return 'taken';
+    };
+    expect(type([])).toBe('invalidSyntax');
+    expect(type({ filter: 'userName eq "x"' })).toBe('invalidSyntax');
+    expect(type({ schemas: [SEARCH], attributes: [1] })).toBe('invalidSyntax');
+    expect(type({ schemas: [SEARCH], attributes: { a: 1 } })).toBe('invalidSyntax');
+    expect(type({ schemas: [SEARCH], filter: ['a', 'b'] })).toBe('invalidFilter');
+    expect(type({ schemas: [SEARCH], count: 1.5 })).toBe('invalid_request');
+    expect(type({ schemas: [SEARCH], startIndex: true })).toBe('invalid_request');
+    expect(type({ schemas: [SEARCH], count: 'ten' })).toBe('invalid_request');
   });
 });
 

@@ -1,6 +1,6 @@
 import { DomainError } from '@kernel/core';
 import { attributeList, Projection } from '../model/scim-projection';
-import { invalidFilter } from '../model/scim-error';
+import { invalidFilter, invalidSyntax } from '../model/scim-error';
 import { ScimJson } from '../model/scim-patch';
 import { SCIM_DEFAULT_COUNT, SCIM_MAX_RESULTS, ScimList, ScimPage } from '../model/scim-caller';
 import { SCIM_URN } from '../model/scim-schemas';
@@ -54,6 +54,47 @@ export function readListQuery(query: Record<string, unknown>): ScimListQuery {
   const startIndex = integer(query, 'startIndex', 1, SCIM_MAX_START_INDEX) ?? 1;
   const count = integer(query, 'count', 0, SCIM_MAX_RESULTS) ?? SCIM_DEFAULT_COUNT;
   return { filter, page: { startIndex, count }, projection: readProjection(query) };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A SearchRequest member as the query parameter of the same name would carry it. */
+function asQueryValue(name: string, value: unknown): string {
+  if (name === 'filter') {
+    if (typeof value !== 'string') throw invalidFilter('filter: must be a string.');
+    return value;
+  }
+  if (name === 'startIndex' || name === 'count') {
+    // A JSON integer of any size is clamped as the query's digits are; BigInt writes it without an exponent.
+    if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value).toString();
+    if (typeof value === 'string') return value;
+    throw new DomainError('invalid_request', `${name}: must be an integer.`);
+  }
+  // attributes, excludedAttributes: RFC 7644 §3.4.3 makes them lists of strings; a comma-separated string is read as on GET.
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(',');
+  throw invalidSyntax(`${name}: must be an array of attribute names.`);
+}
+
+/**
+ * The body of `POST /Users/.search` and `POST /Groups/.search` (RFC 7644 §3.4.3): a SearchRequest
+ * read as the query of the GET it stands for, with the same rules and corrections; member names in
+ * any case, null as absent, `sortBy`/`sortOrder` ignored (sorting is not supported) and other
+ * members ignored as in a resource body. Query parameters of the POST are not read.
+ */
+export function readSearchRequest(body: unknown): ScimListQuery {
+  if (!isObject(body)) throw invalidSyntax('The body must be a SearchRequest object.');
+  const schemas = param(body, 'schemas');
+  const urn = SCIM_URN.searchRequest.toLowerCase();
+  if (!Array.isArray(schemas) || !schemas.some((s) => typeof s === 'string' && s.toLowerCase() === urn)) {
+    throw invalidSyntax(`schemas must contain "${SCIM_URN.searchRequest}".`);
+  }
+  const query: Record<string, string> = {};
+  for (const name of ['filter', 'startIndex', 'count', 'attributes', 'excludedAttributes']) {
+    const value = param(body, name);
+    if (value !== undefined && value !== null) query[name] = asQueryValue(name, value);
+  }
+  return readListQuery(query);
 }
 
 /** RFC 7644 §3.4.2 ListResponse; totalResults counts every match, not the page. */

@@ -8,7 +8,7 @@ import { ScimJson } from '../model/scim-patch';
 import { projectResource } from '../model/scim-projection';
 import { ScimUsersService } from '../scim-users.service';
 import { USER_RESOURCE } from '../model/scim-schemas';
-import { listResponse, readListQuery, readProjection } from './scim-query';
+import { listResponse, readListQuery, readProjection, readSearchRequest, ScimListQuery } from './scim-query';
 
 type QueryParams = Record<string, unknown>;
 
@@ -22,7 +22,18 @@ export class ScimUsersController {
   @Get()
   @RequireScopes('users:read')
   async list(@CurrentPrincipal() p: Principal, @Query() query: QueryParams): Promise<ScimJson> {
-    const q = readListQuery(query);
+    return this.answerList(p, readListQuery(query));
+  }
+
+  /** RFC 7644 §3.4.3: the list's query in a SearchRequest body, answered as the GET is. */
+  @Post('.search')
+  @HttpCode(200)
+  @RequireScopes('users:read')
+  async search(@CurrentPrincipal() p: Principal, @Body() body: unknown): Promise<ScimJson> {
+    return this.answerList(p, readSearchRequest(body));
+  }
+
+  private async answerList(p: Principal, q: ScimListQuery): Promise<ScimJson> {
     return listResponse(await this.users.list(p, q.filter, q.page), (r) => projectResource(r, USER_RESOURCE, q.projection));
   }
 

@@ -38,6 +38,21 @@ export class ScimError extends DomainError {
     if (scimType === 'uniqueness') this.scimStatus = 409;
   }
 }
+
+/**
+ * RFC 7644 §3.11: an endpoint the RFC defines and this service does not implement (`/Me`) answers
+ * 501, with no keyword. The contract has no code for it; `not_found` (nothing is there) is the
+ * nearest, and only the SCIM answer, with its own status, is ever written.
+ */
+export class ScimNotImplemented extends DomainError {
+  readonly scimStatus = 501;
+  readonly scimType = undefined;
+
+  constructor(message: string) {
+    super('not_found', message);
+    this.name = 'ScimNotImplemented';
+  }
+}
 export const invalidFilter = (detail: string) => new ScimError('invalidFilter', detail);
 export const invalidSyntax = (detail: string) => new ScimError('invalidSyntax', detail);
 export const invalidPath = (detail: string) => new ScimError('invalidPath', detail);

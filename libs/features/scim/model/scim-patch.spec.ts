@@ -109,6 +109,24 @@ describe('applyScimPatch on a User', () => {
     expect(primary.emails).toEqual([{ type: 'work', value: 'w@example.org', primary: true }]);
   });
 
+  it('replace through a value filter that matches nothing: noTarget when nothing can be made of it (a sub-attribute not kept)', () => {
+    // RFC 7644 §3.5.2.3: emails[type eq "other"] selects no address, and display is never kept.
+    const path = 'emails[type eq "other"].display';
+    expect(error(() => applyScimPatch(user(), patch({ op: 'replace', path, value: 'Other' }), USER_RESOURCE))).toEqual({ status: 400, scimType: 'noTarget' });
+    // Matched, it is accepted and not kept; so is an add, and Entra's null update of it.
+    const other = { ...user(), emails: [...(user().emails as ScimJson[]), { value: 'o@example.org', type: 'other' }] };
+    expect(applyScimPatch(other, patch({ op: 'Replace', path, value: 'Other' }), USER_RESOURCE)).toEqual(other);
+    expect(applyScimPatch(user(), patch({ op: 'Add', path, value: 'Other' }), USER_RESOURCE)).toEqual(user());
+    expect(applyScimPatch(user(), patch({ op: 'Replace', path, value: '' }, { op: 'Replace', path, value: null }), USER_RESOURCE)).toEqual(user());
+    // In one PATCH, an element added by an earlier operation is a target (Entra's validator sends this).
+    const added = applyScimPatch(
+      user(),
+      patch({ op: 'add', path: 'emails[type eq "other"].value', value: 'o@example.org' }, { op: 'replace', path, value: 'Other' }),
+      USER_RESOURCE,
+    );
+    expect(added.emails).toEqual(other.emails);
+  });
+
   it('Entra: the manager by SCIM_URN path, given as the bare id, and removed', () => {
     const set = applyScimPatch(user(), patch({ op: 'Add', path: `${ENT}:manager`, value: '12' }), USER_RESOURCE);
     expect(set[ENT]).toEqual({ manager: { value: '12' } });

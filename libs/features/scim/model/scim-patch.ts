@@ -114,7 +114,15 @@ function applyAt(res: ScimJson, op: PatchOpName, target: PathTarget, given: unkn
     }
     return;
   }
-  if (target.subIgnored) return;
+  if (target.subIgnored) {
+    // Not kept, so nothing to write; but a replace through a value filter that matches nothing has
+    // no target (RFC 7644 §3.5.2.3), and there is no element to make of a value never kept.
+    const clearing = given === null || given === '' || op === 'remove';
+    if (op === 'replace' && target.filter && !clearing && !matchesAny(res, target)) {
+      throw noTarget(`${ctx.where}: the value filter matches no value of ${target.attr.name}.`);
+    }
+    return;
+  }
   const { attr, sub } = target;
   // Entra's null update is "": it clears a string (or a complex value given as a string, the
   // manager) as null does. Not a boolean's value, and not a whole multi-valued list's (members).
@@ -131,6 +139,14 @@ function applyAt(res: ScimJson, op: PatchOpName, target: PathTarget, given: unkn
   if (attr.multiValued) applyMulti(container, op, target, value, ctx.where);
   else applySingle(container, op, target, value, ctx.where);
   if (target.container !== null && Object.keys(container).length === 0) delete res[target.container];
+}
+
+/** Whether a value filter of the target selects an element the resource has. */
+function matchesAny(res: ScimJson, target: Extract<PathTarget, { kind: 'attr' }>): boolean {
+  const container = target.container === null ? res : res[target.container];
+  const list = isObject(container) ? container[target.attr.name] : undefined;
+  const { filter, attr } = target;
+  return filter !== undefined && Array.isArray(list) && list.some((x) => elementMatches(filter, x, attr));
 }
 
 function applySingle(container: ScimJson, op: PatchOpName, target: Extract<PathTarget, { kind: 'attr' }>, value: unknown, where: string): void {

@@ -5,6 +5,7 @@ export const SCIM_URN = {
   enterprise: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User',
   listResponse: 'urn:ietf:params:scim:api:messages:2.0:ListResponse',
   patchOp: 'urn:ietf:params:scim:api:messages:2.0:PatchOp',
+  searchRequest: 'urn:ietf:params:scim:api:messages:2.0:SearchRequest',
   error: 'urn:ietf:params:scim:api:messages:2.0:Error',
   serviceProviderConfig: 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig',
   resourceType: 'urn:ietf:params:scim:schemas:core:2.0:ResourceType',
@@ -78,14 +79,20 @@ const externalId = (what: string) =>
     maxLength: 255,
   });
 
-const kept = (name: string, description: string, maxLength = 200) => attr(name, `${description} Kept as sent; the platform does not use it.`, { maxLength });
+const kept = (name: string, description: string, maxLength = 200, more: Partial<AttrDef> = {}) =>
+  attr(name, `${description} Kept as sent; the platform does not use it.`, { maxLength, ...more });
+/**
+ * RFC 7643 §7: an attribute of type reference names what it may reference; a URL outside SCIM is
+ * `external` (§8.7.1 declares profileUrl and photos.value so).
+ */
+const EXTERNAL_REFERENCE: Partial<AttrDef> = { type: 'reference', referenceTypes: ['external'] };
 /** A multi-valued attribute of RFC 7643 §4.1.2 (value, display, type, primary), kept as sent. */
-const keptList = (name: string, description: string, valueMaxLength = 200, valueType: AttrDef['type'] = 'string') =>
+const keptList = (name: string, description: string, valueMaxLength = 200, valueMore: Partial<AttrDef> = {}) =>
   attr(name, `${description} Kept as sent (at most 20); the platform does not use them.`, {
     type: 'complex',
     multiValued: true,
     subAttributes: [
-      attr('value', 'The value.', { type: valueType, maxLength: valueMaxLength }),
+      attr('value', 'The value.', { maxLength: valueMaxLength, ...valueMore }),
       attr('display', 'A name for display.', { maxLength: 200 }),
       attr('type', 'A label, e.g. work.', { maxLength: 50 }),
       attr('primary', 'The primary value (at most one).', { type: 'boolean' }),
@@ -98,14 +105,14 @@ const keptList = (name: string, description: string, valueMaxLength = 200, value
  */
 const KEPT_USER_ATTRIBUTES: AttrDef[] = [
   kept('nickName', 'The casual name.'),
-  kept('profileUrl', 'A URL of the online profile.', 2048),
+  kept('profileUrl', 'A URL of the online profile.', 2048, EXTERNAL_REFERENCE),
   kept('userType', 'The relation to the organisation, e.g. Employee.'),
   kept('preferredLanguage', 'The preferred written or spoken language, e.g. en-US.', 50),
   kept('locale', 'The locale, e.g. en-US.', 50),
   kept('timezone', 'The time zone, e.g. Europe/Amsterdam.', 100),
   keptList('phoneNumbers', 'Phone numbers.'),
   keptList('ims', 'Instant messaging addresses.'),
-  keptList('photos', 'URLs of photos.', 2048, 'reference'),
+  keptList('photos', 'URLs of photos.', 2048, EXTERNAL_REFERENCE),
   attr('addresses', 'Physical addresses. Kept as sent (at most 20); the platform does not use them.', {
     type: 'complex',
     multiValued: true,
