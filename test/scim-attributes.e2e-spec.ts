@@ -64,7 +64,7 @@ describe('SCIM attributes answered as written', () => {
     return res.body;
   };
 
-  describe('item 13: Entra clears a string with ""', () => {
+  describe('Entra clears a string with ""', () => {
     it('"" on emails[type eq "work"].value clears the work address as null does, and again next cycle', async () => {
       const t = await scimTenant(api);
       const email = `ana.${rand()}@${t.domain}`;
@@ -138,7 +138,7 @@ describe('SCIM attributes answered as written', () => {
     });
   });
 
-  describe('item 14: remove removes', () => {
+  describe('remove removes', () => {
     it('remove (or null) on displayName, name.givenName and name.familyName: gone from the answer and from a GET', async () => {
       const t = await scimTenant(api);
       const email = `u-${rand()}@${t.domain}`;
@@ -175,7 +175,7 @@ describe('SCIM attributes answered as written', () => {
     });
   });
 
-  describe('item 14: attributes kept beside the person', () => {
+  describe('attributes kept beside the person', () => {
     it('Okta: every attribute of its profile push is answered as sent, by POST, GET and PUT', async () => {
       const t = await scimTenant(api);
       const body = oktaFullUser(`full.${rand()}@${t.domain}`);

@@ -36,7 +36,7 @@ describe('SCIM answers from every layer', () => {
     expect(JSON.parse(r.body)).toEqual({ error: { code: expect.any(String), message: expect.any(String) } });
   };
 
-  describe('item 11: errors answered before the SCIM controllers', () => {
+  describe('errors answered before the SCIM controllers', () => {
     it('headers over 16 KB (a 17,000-character filter): 400 in the SCIM schema, /SCIM/ too; REST keeps its envelope', async () => {
       const filter = q(`userName eq "${'a'.repeat(17_000)}@x.example"`);
       for (const base of ['/scim/v2', '/SCIM/v2', '/Scim/V2']) {
@@ -116,7 +116,7 @@ describe('SCIM answers from every layer', () => {
     });
   });
 
-  describe('item 12: a body over 1 MB', () => {
+  describe('a body over 1 MB', () => {
     it('answers 413 with the SCIM error body (no scimType), on POST, PUT and PATCH; REST keeps 400', async () => {
       const big = JSON.stringify({ schemas: [SCIM.user], userName: `big@${t.domain}`, nickName: 'n'.repeat(1_100_000) });
       for (const method of ['post', 'put', 'patch'] as const) {
@@ -311,7 +311,7 @@ describe('SCIM answers from every layer', () => {
     });
   });
 
-  describe('item 15: paging integers of any length', () => {
+  describe('paging integers of any length', () => {
     it('caps count and startIndex of 10 digits and more; a startIndex past the end is an empty page with the right totalResults', async () => {
       const own = await scimTenant(api);
       for (let i = 0; i < 2; i++) expect((await scim(api, own, 'post', '/Users', oktaUser(`p${i}-${rand()}@${own.domain}`))).status).toBe(201);
