@@ -10,6 +10,8 @@ import { rawExchange } from './support/raw-tls';
 
 const NO_KEY = 'No API key was sent. Send the key as "Authorization: Bearer <key>".';
 const BAD_KEY = 'The API key is malformed or revoked.';
+/** Several values of one header: Node sends an array as one header line per value. */
+const lines = (values: string[]) => values as unknown as string;
 
 function expectError(res: { status: number; body: any; headers: Record<string, string> }, status: number, code: string) {
   expect(res.status).toBe(status);
@@ -72,7 +74,7 @@ describe('key authentication', () => {
         [t.auth.Authorization, t.auth.Authorization],
         [t.auth.Authorization, ''],
       ]) {
-        const res = await api.http().get('/v1/me').set('Authorization', headers);
+        const res = await api.http().get('/v1/me').set('Authorization', lines(headers));
         expectError(res, 400, 'invalid_request');
         expect(res.body.error.message).toBe(
           'More than one Authorization header was sent; send exactly one. The header must read "Authorization: Bearer <key>".',
@@ -85,7 +87,10 @@ describe('key authentication', () => {
       );
       expect(mixed.head).toMatch(/^HTTP\/1\.1 400 /);
       expect(JSON.parse(mixed.body)).toEqual({ error: { code: 'invalid_request', message: expect.stringContaining('More than one Authorization header') } });
-      const scim = await api.http().get('/scim/v2/Users').set('Authorization', [t.auth.Authorization, bad]);
+      const scim = await api
+        .http()
+        .get('/scim/v2/Users')
+        .set('Authorization', lines([t.auth.Authorization, bad]));
       expect(scim.status).toBe(400);
       expect(scim.body).toEqual({
         schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
@@ -326,7 +331,15 @@ describe('refused-key throttle (addresses from a trusted proxy)', () => {
     const t = await makeTenant(api.app);
     const from = { 'X-Forwarded-For': '198.51.100.31' };
     for (let i = 0; i < 60; i++)
-      expect((await api.http().get('/v1/me').set('Authorization', [t.auth.Authorization, t.auth.Authorization]).set(from)).status).toBe(400);
+      expect(
+        (
+          await api
+            .http()
+            .get('/v1/me')
+            .set('Authorization', lines([t.auth.Authorization, t.auth.Authorization]))
+            .set(from)
+        ).status,
+      ).toBe(400);
     expectError(await api.http().get('/v1/me').set(t.auth).set(from), 429, 'rate_limited');
   });
 
