@@ -77,11 +77,19 @@ describe('text that is not well-formed Unicode', () => {
       expect({ status: ok.status, name: ok.body.data?.name }).toEqual({ status: 201, name: 'Zoë' });
     });
 
-    it('a query carrying a lone surrogate or bytes that are not UTF-8 is refused, never stored or answered 500', async () => {
+    it('a query or path parameter carrying a lone surrogate or bytes that are not UTF-8 is refused, never stored or answered 500', async () => {
       for (const cursor of ['%ED%A0%80', '%FF', 'a%EDb']) {
         const res = await api.http().get(`/v1/cases?cursor=${cursor}`).set(t.auth);
         expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 400, code: 'invalid_request' });
       }
+      // Path parameters are ids or permission codes, checked against their form or the catalogue.
+      for (const path of ['/v1/cases/%ED%A0%80', '/v1/groups/1/permissions/%ED%A0%80', '/v1/groups/1/permissions/a%FF']) {
+        const res = await api.http().get(path).set(t.auth);
+        expect(res.status).toBeGreaterThanOrEqual(400);
+        expect(res.status).toBeLessThan(500);
+      }
+      const del = await api.http().delete('/v1/groups/1/permissions/%ED%A0%80').set(t.auth);
+      expect({ status: del.status < 500, code: del.body.error?.code }).toEqual({ status: true, code: expect.any(String) });
     });
   });
 
