@@ -84,7 +84,7 @@ const COMMON_ERROR_CODES: Array<[ErrorCode, string?]> = [
   ['method_not_allowed', 'the path exists with other methods (see the `Allow` header)'],
   [
     'rate_limited',
-    'the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 this minute (see `Retry-After`)',
+    'the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`)',
   ],
   ['server_error', 'an unexpected error; the message carries an error id'],
 ];
