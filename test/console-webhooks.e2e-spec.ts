@@ -326,12 +326,6 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     await visitCheck(page, 'deliveries-older');
     await page.getByRole('link', { name: 'Newest' }).click();
     expect(page.url()).toBe(deliveries);
-    // An empty or forged cursor is refused as the REST lists refuse it, not read as the first page.
-    for (const cursor of ['', 'AAAA']) {
-      const refused = await page.goto(`${deliveries}?cursor=${cursor}`);
-      expect(refused?.status()).toBe(400);
-      expect(await main()).toContain('is not a cursor this API issued');
-    }
 
     await page.goto(webhooksPage());
     await page.getByRole('link', { name: `Remove ${url}` }).click();
