@@ -6,9 +6,12 @@ import { KeyCache, PublicRoutes } from '@web/auth';
 import { PubSub } from '@kernel/redis';
 import { makeTenant, startApi, TestApi, useApi } from './support/api';
 import { ProbeRoutesModule } from './support/probe-routes.module';
+import { rawExchange } from './support/raw-tls';
 
 const NO_KEY = 'No API key was sent. Send the key as "Authorization: Bearer <key>".';
 const BAD_KEY = 'The API key is malformed or revoked.';
+/** Several values of one header: Node sends an array as one header line per value. */
+const lines = (values: string[]) => values as unknown as string;
 
 function expectError(res: { status: number; body: any; headers: Record<string, string> }, status: number, code: string) {
   expect(res.status).toBe(status);
@@ -28,7 +31,6 @@ describe('key authentication', () => {
     });
 
     it.each([
-      ['another scheme', 'Basic c3ZjOmtleQ=='],
       ['no token', 'Bearer'],
       ['extra parts', `Bearer svc_${'a'.repeat(64)} x`],
       ['uppercase hex', `Bearer svc_${'A'.repeat(64)}`],
@@ -39,6 +41,63 @@ describe('key authentication', () => {
       const res = await api.http().get('/v1/me').set('Authorization', header);
       expectError(res, 401, 'unauthorised');
       expect(res.body.error.message).toBe(BAD_KEY);
+    });
+
+    it('keeps the words for a wrong key and adds the form the header must have when the scheme is missing or another; bearer in any case works', async () => {
+      const t = await makeTenant(api.app);
+      const hint = 'The header must read "Authorization: Bearer <key>"';
+      const bare = await api.http().get('/v1/me').set('Authorization', t.key);
+      expectError(bare, 401, 'unauthorised');
+      expect(bare.body.error.message).toBe(`${BAD_KEY} ${hint}: the scheme "Bearer " is missing before the key.`);
+      const basic = await api.http().get('/v1/me').set('Authorization', 'Basic c3ZjOmtleQ==');
+      expectError(basic, 401, 'unauthorised');
+      expect(basic.body.error.message).toBe(`${BAD_KEY} ${hint}; this one uses the scheme "Basic".`);
+      const token = await api.http().get('/v1/me').set('Authorization', `Token ${t.key}`);
+      expect(token.body.error.message).toBe(`${BAD_KEY} ${hint}; this one uses the scheme "Token".`);
+      for (const scheme of ['bearer', 'BEARER', 'beaRer']) expect((await api.http().get('/v1/me').set('Authorization', `${scheme} ${t.key}`)).status).toBe(200);
+      const scim = await api.http().get('/scim/v2/Users').set('Authorization', t.key);
+      expect(scim.status).toBe(401);
+      expect(scim.headers['content-type']).toMatch(/^application\/scim\+json/);
+      expect(scim.body).toEqual({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        status: '401',
+        detail: `${BAD_KEY} ${hint}: the scheme "Bearer " is missing before the key.`,
+      });
+    });
+
+    it('400 invalid_request for more than one Authorization header, whatever their order or keys; SCIM in its schema', async () => {
+      const t = await makeTenant(api.app);
+      const bad = `Bearer svc_${'0'.repeat(64)}`;
+      for (const headers of [
+        [t.auth.Authorization, bad],
+        [bad, t.auth.Authorization],
+        [t.auth.Authorization, t.auth.Authorization],
+        [t.auth.Authorization, ''],
+      ]) {
+        const res = await api.http().get('/v1/me').set('Authorization', lines(headers));
+        expectError(res, 400, 'invalid_request');
+        expect(res.body.error.message).toBe(
+          'More than one Authorization header was sent; send exactly one. The header must read "Authorization: Bearer <key>".',
+        );
+      }
+      // Names in any letter case are the same header.
+      const mixed = await rawExchange(
+        api.url,
+        `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: ${t.auth.Authorization}\r\nauthorization: ${bad}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(mixed.head).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(mixed.body)).toEqual({ error: { code: 'invalid_request', message: expect.stringContaining('More than one Authorization header') } });
+      const scim = await api
+        .http()
+        .get('/scim/v2/Users')
+        .set('Authorization', lines([t.auth.Authorization, bad]));
+      expect(scim.status).toBe(400);
+      expect(scim.body).toEqual({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        status: '400',
+        detail: expect.stringContaining('More than one Authorization header'),
+      });
+      expect((await api.http().get('/v1/me').set(t.auth)).status).toBe(200);
     });
 
     it('never reads a key from the query, the body or a cookie', async () => {
@@ -264,6 +323,24 @@ describe('refused-key throttle (addresses from a trusted proxy)', () => {
     expect((await api.http().get('/health/live').set(from)).status).toBe(200);
     // Another address is untouched.
     expect((await api.http().get('/v1/openapi.json').set('X-Forwarded-For', '198.51.100.22')).status).toBe(200);
+  });
+
+  it('counts a request with more than one Authorization header like a refused key', async () => {
+    const start = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 420_000);
+    jest.spyOn(clock, 'now').mockReturnValue(start);
+    const t = await makeTenant(api.app);
+    const from = { 'X-Forwarded-For': '198.51.100.31' };
+    for (let i = 0; i < 60; i++)
+      expect(
+        (
+          await api
+            .http()
+            .get('/v1/me')
+            .set('Authorization', lines([t.auth.Authorization, t.auth.Authorization]))
+            .set(from)
+        ).status,
+      ).toBe(400);
+    expectError(await api.http().get('/v1/me').set(t.auth).set(from), 429, 'rate_limited');
   });
 
   it('counts in Redis, so a second replica sees the same block', async () => {

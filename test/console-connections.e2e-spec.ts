@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { OrganisationsService } from '@features/organisations';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
@@ -57,6 +58,23 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     await submit(page, 'Make a key');
     return ((await page.textContent('#new-key')) ?? '').trim();
   }
+
+  it("refuses an empty or forged cursor on a webhook's delivery log as the REST lists do (400), not as the first page", async () => {
+    const [hook] = await api.app
+      .get(DataSource)
+      .query(
+        `INSERT INTO webhooks (organisation_id, connection_id, url, events, secret) VALUES ($1, $2, 'https://hooks.example.com/cursor', '{conversation.ended}', 'whsec_x') RETURNING id`,
+        [t.organisationId, t.connectionId],
+      );
+    await signIn(page, api.app, base, manager.personId);
+    const deliveries = `${base}/console/connections/${t.connectionId}/webhooks/${hook.id}/deliveries`;
+    expect((await page.goto(deliveries))?.status()).toBe(200);
+    for (const cursor of ['', 'AAAA']) {
+      const refused = await page.goto(`${deliveries}?cursor=${cursor}`);
+      expect(refused?.status()).toBe(400);
+      expect(await main()).toContain('is not a cursor this API issued');
+    }
+  });
 
   it('makes a connection, shows a new key once, and the key calls the API with the chosen scopes', async () => {
     await signIn(page, api.app, base, manager.personId);

@@ -16,7 +16,7 @@ describe('Validation messages', () => {
     // A field that is present but wrong still says what is wrong with it.
     const wrong = await post('/v1/webhooks', { url: 'https://hooks.example.com/x', events: [7] });
     expect(wrong.status).toBe(422);
-    expect(wrong.body.error.message).toContain('events: each value in must be a string');
+    expect(wrong.body.error.message).toContain('events: each value must be a string');
     expect(wrong.body.error.message).not.toContain('is required');
   });
 

@@ -26,7 +26,8 @@ export async function paginate<T extends ObjectLiteral>(
   const idType = options.idType ?? 'bigint';
   const position = options.position ?? ((row: T) => ({ createdAt: row.createdAt as Date, id: String(row.id) }));
   const limit = page.limit ?? DEFAULT_PAGE_SIZE;
-  if (page.cursor) {
+  // An empty cursor is not one this API issued: refused like any other (the first page omits it).
+  if (page.cursor !== undefined) {
     const c = await cursors.decode(page.cursor);
     if (idType === 'bigint' && !/^\d+$/.test(c.id)) throw cursorNotIssued();
     qb.andWhere(`(${column}, ${alias}.id) < (CAST(:cursorAt AS timestamptz), CAST(:cursorId AS ${idType}))`, {
@@ -61,7 +62,8 @@ export async function paginateRows<T>(manager: EntityManager, page: PageRequest,
   const limit = page.limit ?? DEFAULT_PAGE_SIZE;
   const params = [...q.params];
   let after = '';
-  if (page.cursor) {
+  // An empty cursor is not one this API issued: refused like any other (the first page omits it).
+  if (page.cursor !== undefined) {
     const c = await cursors.decode(page.cursor);
     if (!q.isId(c.id)) throw cursorNotIssued();
     params.push(c.createdAt.toISOString(), c.id);

@@ -42,7 +42,7 @@ export const METRICS = {
   ),
   refusedKeys: def(
     'integrations_refused_keys_total',
-    'Calls refused by the key check, by reason: missing, malformed, unknown, revoked (401); throttled (429); ip_not_allowed, module_off, scope_missing (403).',
+    'Calls refused by the key check, by reason: missing, malformed, unknown, revoked (401); several_headers (400); throttled (429); ip_not_allowed, module_off, scope_missing (403).',
     ['reason'] as const,
   ),
   rateLimited: def('integrations_rate_limited_total', "Calls of admitted keys refused 429 by their connection's rate limit, by policy (rest, scim).", [

@@ -4,7 +4,7 @@ import { DomainError } from '@kernel/core';
 import { Metrics, METRICS } from '@kernel/metrics';
 import type { Request } from 'express';
 import type { Counter } from 'prom-client';
-import { readBearer } from './bearer-token';
+import { BearerResult, readBearer } from './bearer-token';
 import { inCidrs, ParsedCidr, parseAddress, parseCidrs, resolveClientIp } from './client-ip';
 import { KeyAuthenticator } from './key-authenticator';
 import type { CachedKey, Principal } from './principal';
@@ -12,15 +12,37 @@ import { RefusedKeyThrottle } from './refused-key-throttle';
 
 export const NO_KEY_MESSAGE = 'No API key was sent. Send the key as "Authorization: Bearer <key>".';
 export const BAD_KEY_MESSAGE = 'The API key is malformed or revoked.';
+/** Added to BAD_KEY_MESSAGE when the header's form, not the key, is what is wrong. */
+export const HEADER_FORM_HINT = 'The header must read "Authorization: Bearer <key>"';
+
+/** The 401 message for a malformed header: the contract's words, and what is wrong with the header's form when that can be told. */
+export function badKeyMessage(bearer: Extract<BearerResult, { kind: 'malformed' }>): string {
+  if (bearer.scheme === 'none') return `${BAD_KEY_MESSAGE} ${HEADER_FORM_HINT}: the scheme "Bearer " is missing before the key.`;
+  if (bearer.scheme) {
+    const named = bearer.scheme.other === null ? 'another scheme' : `the scheme "${bearer.scheme.other}"`;
+    return `${BAD_KEY_MESSAGE} ${HEADER_FORM_HINT}; this one uses ${named}.`;
+  }
+  return BAD_KEY_MESSAGE;
+}
+
+/** Authorization headers in the request as sent: Node keeps only the first of several in `req.headers`. */
+export function authorizationHeaderCount(req: Pick<Request, 'rawHeaders'>): number {
+  let n = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i].length === 13 && req.rawHeaders[i].toLowerCase() === 'authorization') n++;
+  return n;
+}
 
 export type AuthenticatedRequest = Request & { principal?: Principal };
 
 /** Why a call was refused, as `integrations_refused_keys_total` counts it. */
-export type RefusalReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'throttled' | 'ip_not_allowed' | 'module_off' | 'scope_missing';
+export type RefusalReason =
+  'missing' | 'malformed' | 'unknown' | 'revoked' | 'several_headers' | 'throttled' | 'ip_not_allowed' | 'module_off' | 'scope_missing';
 
 /**
  * The key check of the contract's Authentication section, in the order a call is refused:
- * 429 (address throttled) → 401 (no key / bad key) → 403 ip_not_allowed → 403 module_off.
+ * 429 (address throttled) → 400 (more than one Authorization header) → 401 (no key / bad key) →
+ * 403 ip_not_allowed → 403 module_off. Several Authorization headers are ambiguous (a proxy may
+ * read another than the service does): refused, and counted towards the throttle like a bad key.
  * (403 scope_missing is the guard's: only the matched route knows its scope.) The allow-list is
  * checked before the module so that an outside address learns nothing more.
  *
@@ -81,16 +103,23 @@ export class KeyGate {
   }
 
   private checkKey(req: AuthenticatedRequest, ip: string): true | Promise<true> {
+    if (authorizationHeaderCount(req) > 1) {
+      return this.refuse(
+        ip,
+        new DomainError('invalid_request', `More than one Authorization header was sent; send exactly one. ${HEADER_FORM_HINT}.`),
+        'several_headers',
+      );
+    }
     const bearer = readBearer(req.headers.authorization);
-    if (bearer.kind === 'missing') return this.refuse(ip, NO_KEY_MESSAGE, 'missing');
-    if (bearer.kind === 'malformed') return this.refuse(ip, BAD_KEY_MESSAGE, 'malformed');
+    if (bearer.kind === 'missing') return this.refuse(ip, this.unauthorised(NO_KEY_MESSAGE), 'missing');
+    if (bearer.kind === 'malformed') return this.refuse(ip, this.unauthorised(badKeyMessage(bearer)), 'malformed');
     const found = this.authenticator.lookup(bearer.token);
     return found instanceof Promise ? found.then((f) => this.admit(req, ip, f)) : this.admit(req, ip, found);
   }
 
   private admit(req: AuthenticatedRequest, ip: string, found: CachedKey | null): true | Promise<never> {
-    if (!found) return this.refuse(ip, BAD_KEY_MESSAGE, 'unknown');
-    if (found.revoked) return this.refuse(ip, BAD_KEY_MESSAGE, 'revoked');
+    if (!found) return this.refuse(ip, this.unauthorised(BAD_KEY_MESSAGE), 'unknown');
+    if (found.revoked) return this.refuse(ip, this.unauthorised(BAD_KEY_MESSAGE), 'revoked');
     if (found.allowlist.length > 0 && !this.allowed(ip, found.allowlist)) {
       throw this.counted('ip_not_allowed', new DomainError('ip_not_allowed', 'Calls from this address are not allowed by the organisation.'));
     }
@@ -110,9 +139,14 @@ export class KeyGate {
     return addr !== null && inCidrs(addr, allowlist);
   }
 
-  private async refuse(ip: string, message: string, reason: RefusalReason): Promise<never> {
+  /** Refuses with `err`, counted towards the address's throttle (429 instead once it is used up). */
+  private async refuse(ip: string, err: DomainError, reason: RefusalReason): Promise<never> {
     if (await this.throttle.refuse(ip)) throw this.counted('throttled', this.rateLimited());
-    throw this.counted(reason, new DomainError('unauthorised', message, { 'WWW-Authenticate': 'Bearer realm="integrations"' }));
+    throw this.counted(reason, err);
+  }
+
+  private unauthorised(message: string): DomainError {
+    return new DomainError('unauthorised', message, { 'WWW-Authenticate': 'Bearer realm="integrations"' });
   }
 
   private rateLimited(): DomainError {

@@ -2,11 +2,17 @@ import 'reflect-metadata';
 import { DomainError } from '@kernel/core';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ApiValidationPipe } from './api-validation.pipe';
+import { IsIdOf } from './id-docs';
 
 class ListQuery {
   @IsOptional()
   @IsString()
   cursor?: string;
+}
+
+class WithId {
+  @IsIdOf('case_id', 'case')
+  case_id: string;
 }
 
 class Body {
@@ -50,9 +56,18 @@ describe('ApiValidationPipe', () => {
     expect(await failure({}, 'body', Body)).toEqual({ code: 'validation_failed', message: 'url: is required; events: is required' });
     expect(await failure({ url: null, events: ['toolong'] }, 'body', Body)).toEqual({
       code: 'validation_failed',
-      message:
-        'url: must be shorter than or equal to 10 characters; url: must be a string; events: each value in must be shorter than or equal to 5 characters',
+      message: 'url: must be a string; events: each value must be shorter than or equal to 5 characters',
     });
     expect(await failure({ url: 'x', events: ['a'], foo: 1 }, 'body', Body)).toEqual({ code: 'validation_failed', message: 'foo: is not a known field' });
+  });
+
+  it('says one thing about each field: the rule declared first (its type), however many the value breaks', async () => {
+    const one = (message: string) => ({ code: 'validation_failed', message });
+    expect(await failure({ case_id: 7 }, 'body', WithId)).toEqual(one('case_id: must be a case id (a string of digits)'));
+    expect(await failure({ case_id: '07' }, 'body', WithId)).toEqual(one('case_id: must be a case id (a string of digits)'));
+    expect(await failure({ url: 7, events: 'x' }, 'body', Body)).toEqual(one('url: must be a string; events: must be an array'));
+    expect(await failure({ url: 'x'.repeat(11), events: [7, 'toolong'] }, 'body', Body)).toEqual(
+      one('url: must be shorter than or equal to 10 characters; events: each value must be a string'),
+    );
   });
 });

@@ -18,11 +18,15 @@ function describe(errors: ValidationError[], parent = ''): string[] {
       out.push(`${path}: is required`);
       continue;
     }
-    for (const [kind, text] of Object.entries(e.constraints ?? {})) {
-      if (kind === 'whitelistValidation') out.push(`${path}: is not a known field`);
-      else if (kind === 'unknownValue') out.push(`${path || 'body'}: must be a JSON object`);
-      else out.push(`${path}: ${text.replace(new RegExp(`^(each value in )?${e.property} `), '$1')}`);
-    }
+    // One field, one message: of the rules a value breaks, the one declared first (the type rule, by
+    // the DTOs' convention: `@IsString()` above `@MaxLength()`) says what is wrong with it. Decorators
+    // apply bottom-up, so it is the last one class-validator reports.
+    const broken = Object.entries(e.constraints ?? {});
+    const [kind, text] = broken.find(([k]) => k === 'whitelistValidation' || k === 'unknownValue') ?? broken[broken.length - 1] ?? [];
+    if (kind === 'whitelistValidation') out.push(`${path}: is not a known field`);
+    else if (kind === 'unknownValue') out.push(`${path || 'body'}: must be a JSON object`);
+    else if (text !== undefined)
+      out.push(`${path}: ${text.replace(new RegExp(`^(?:(each value) in )?${e.property} `), (_, each?: string) => (each ? `${each} ` : ''))}`);
     if (e.children?.length) out.push(...describe(e.children, path));
   }
   return out;

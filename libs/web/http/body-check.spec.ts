@@ -22,6 +22,21 @@ describe('bodyProblem', () => {
     expect(bodyProblem({ 'k\u0000': 1 })).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('field name') });
   });
 
+  it('names the field that holds a lone surrogate (text that is not well-formed Unicode), at any depth; a pair passes', () => {
+    expect(bodyProblem({ displayName: 'a\ud800b' })).toMatchObject({
+      code: 'validation_failed',
+      kind: 'value',
+      message: 'displayName: must be well-formed Unicode text; it holds a lone surrogate (U+D800) at character 2',
+    });
+    expect(bodyProblem({ name: { givenName: '\udfff' } })?.message).toMatch(/^name\.givenName: .*U\+DFFF/);
+    expect(bodyProblem({ Operations: [{ op: 'replace', path: 'title', value: 'x\udbff' }] })?.message).toMatch(/^Operations\[0\]\.value: /);
+    expect(bodyProblem({ 'k\ud800': 1 })?.message).toBe(
+      '"k\\ud800": a field name must be well-formed Unicode text; it holds a lone surrogate (U+D800) at character 2',
+    );
+    expect(bodyProblem({ name: 'a\ud83d\ude00b', reversed: 'x' })).toBeNull();
+    expect(bodyProblem({ name: '\ude00\ud83d' })?.message).toMatch(/\(U\+DE00\) at character 1$/);
+  });
+
   it('refuses an array longer than the limit, naming it', () => {
     expect(bodyProblem({ members: new Array(MAX_BODY_ARRAY).fill({ value: '1' }) })).toBeNull();
     expect(bodyProblem({ members: new Array(MAX_BODY_ARRAY + 1).fill({ value: '1' }) })).toMatchObject({

@@ -19,11 +19,31 @@ const OBJECT_PROPERTY_NAMES: ReadonlySet<string> = new Set([...Object.getOwnProp
 export const isObjectPropertyName = (name: string): boolean => OBJECT_PROPERTY_NAMES.has(name);
 
 /**
+ * A UTF-16 surrogate that is not half of a pair (the JSON escape `\ud800` alone parses to one).
+ * With the `u` flag a well-formed pair is one code point and does not match.
+ */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** What is wrong with a piece of text for storage, or null: NUL, or text that is not well-formed Unicode. */
+export function textProblem(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  const lone = LONE_SURROGATE.exec(text);
+  if (lone) {
+    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    return `must be well-formed Unicode text; it holds a lone surrogate (U+${unit}) at character ${lone.index + 1}`;
+  }
+  return null;
+}
+
+/**
  * What is wrong with a parsed body that no field validation would catch, or null:
  * - nesting deeper than MAX_BODY_DEPTH (400): recursive validators would overflow the stack;
  * - an array of more than MAX_BODY_ARRAY values (422, naming the field);
  * - the NUL character (U+0000) in any string or field name (422, naming the field): Postgres
  *   cannot store it in text, and no field of the interface has a use for it;
+ * - text that is not well-formed Unicode, a lone UTF-16 surrogate (JSON's `"\ud800"` escape), in
+ *   any string or field name (422, naming the field): Postgres refuses it in JSON and the driver
+ *   would store U+FFFD in its place, so two different values sent would become one stored value;
  * - a field named after an object property (see isObjectPropertyName), at any depth: 422 naming
  *   it, as for an unknown field (a `syntax` problem: the body does not conform to the schema).
  * The walk stops at the first problem and never recurses deeper than MAX_BODY_DEPTH + 1.
@@ -31,9 +51,8 @@ export const isObjectPropertyName = (name: string): boolean => OBJECT_PROPERTY_N
 export function bodyProblem(body: unknown): RenderedError | null {
   const walk = (value: unknown, path: string, depth: number): RenderedError | null => {
     if (typeof value === 'string') {
-      return value.includes('\u0000')
-        ? { code: 'validation_failed', message: `${path || 'body'}: must not contain the NUL character (U+0000)`, kind: 'value' }
-        : null;
+      const problem = textProblem(value);
+      return problem ? { code: 'validation_failed', message: `${path || 'body'}: ${problem}`, kind: 'value' } : null;
     }
     if (value === null || typeof value !== 'object') return null;
     if (depth > MAX_BODY_DEPTH) {
@@ -51,12 +70,10 @@ export function bodyProblem(body: unknown): RenderedError | null {
     }
     for (const key of Object.keys(value)) {
       const at = path ? `${path}.${key}` : key;
-      if (key.includes('\u0000')) {
-        return {
-          code: 'validation_failed',
-          message: `${JSON.stringify(at)}: a field name must not contain the NUL character (U+0000)`,
-          kind: 'value',
-        };
+      const keyProblem = textProblem(key);
+      if (keyProblem) {
+        // JSON.stringify writes a lone surrogate as its escape, so the name is shown as it was sent.
+        return { code: 'validation_failed', message: `${JSON.stringify(at)}: a field name ${keyProblem}`, kind: 'value' };
       }
       if (OBJECT_PROPERTY_NAMES.has(key)) {
         return { code: 'validation_failed', message: `${at}: is not a known field`, kind: 'syntax' };

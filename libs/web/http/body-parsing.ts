@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode } from '@kernel/core';
 import express, { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { bodyProblem } from './body-check';
 import { composeMiddleware } from './compose-middleware';
@@ -44,6 +45,18 @@ export interface JsonPathLimit {
   tooLarge: { code: ErrorCode; message: string };
 }
 
+/** The error a JSON body that is not UTF-8 raises from the parser's `verify` (see notUtf8). */
+const NOT_UTF8 = 'body.not.utf8';
+
+/**
+ * JSON bodies are read as UTF-8 only (RFC 8259 §8.1), and strictly: a decoder would quietly turn
+ * malformed bytes into U+FFFD, changing what the client sent (two different values could then be
+ * stored as one). Runs on the raw bytes, after Content-Encoding is undone, before decoding.
+ */
+const notUtf8 = (_req: IncomingMessage, _res: unknown, buf: Buffer, encoding: string): void => {
+  if (encoding !== 'utf-8' || !isUtf8(buf)) throw Object.assign(new Error('JSON body is not UTF-8'), { type: NOT_UTF8, charset: encoding });
+};
+
 /**
  * JSON parsing with the contract's answers: a body that is not JSON, or not sent as JSON,
  * answers 400 invalid_request before any handler runs. Form bodies are taken only on the
@@ -84,8 +97,8 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
     }
     next();
   };
-  const sharedJson = express.json({ limit: JSON_BODY_LIMIT, type: isJsonBody, strict: true });
-  const pathJson = new Map([...jsonLimits].map(([path, l]) => [path, express.json({ limit: l.limit, type: isJsonBody, strict: true })]));
+  const sharedJson = express.json({ limit: JSON_BODY_LIMIT, type: isJsonBody, strict: true, verify: notUtf8 });
+  const pathJson = new Map([...jsonLimits].map(([path, l]) => [path, express.json({ limit: l.limit, type: isJsonBody, strict: true, verify: notUtf8 })]));
   const parseJson: RequestHandler = (req, res, next) => ((req.method === 'POST' && pathJson.get(req.path)) || sharedJson)(req, res, next);
   // Only reached on urlencodedPaths: checkType refuses form bodies everywhere else.
   const parseForm = express.urlencoded({ limit: FORM_BODY_LIMIT, type: FORM_TYPE, extended: false, parameterLimit: 60 });
@@ -97,6 +110,14 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
       if (own) return renderError(req, res, own.tooLarge);
       const what = mediaType(req) === FORM_TYPE ? `form body is larger than ${FORM_BODY_LIMIT}` : `JSON body is larger than ${JSON_BODY_LIMIT}`;
       return renderError(req, res, { code: 'invalid_request', message: `The ${what}.`, kind: 'too_large' });
+    }
+    if (type === NOT_UTF8) {
+      const charset = (err as { charset?: string }).charset;
+      const message =
+        charset === 'utf-8'
+          ? 'The body is not well-formed UTF-8; JSON bodies must be sent in UTF-8.'
+          : 'The body is sent in a charset other than UTF-8; JSON bodies must be sent in UTF-8.';
+      return renderError(req, res, { code: 'invalid_request', message, kind: 'syntax' });
     }
     if (type === 'parameters.too.many') {
       return renderError(req, res, { code: 'invalid_request', message: 'The form has too many fields.' });

@@ -14,5 +14,6 @@ export const ApiIdParam = (what: string) => ApiParam({ name: 'id', description: 
 
 /** A request field that names a `what` by id: 422 `validation_failed` naming the field unless it is a string in the id form. */
 export const IsIdOf = (field: string, what: string) =>
-  // In the order `@IsString() @Matches(…)` would register them (decorators apply bottom-up), so messages keep their order.
-  applyDecorators(Matches(ID_PATTERN, { message: `${field} must be a ${what} id (a string of digits)` }), IsString());
+  // Registered as `@Matches(…) @IsString()` would register them (decorators apply bottom-up): the
+  // pattern's message is the one a wrong value hears, a number included (see ApiValidationPipe).
+  applyDecorators(IsString(), Matches(ID_PATTERN, { message: `${field} must be a ${what} id (a string of digits)` }));

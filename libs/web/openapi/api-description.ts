@@ -3,8 +3,9 @@ export const API_DESCRIPTION = `
 The one place where an organisation's own systems connect to the interpreting and translation platform.
 REST under \`/v1/\`, SCIM 2.0 under \`/scim/v2/\`, signed webhooks out. Only HTTPS is answered.
 
-**Authentication.** Every call except \`GET\` (or \`HEAD\`) of this document sends \`Authorization: Bearer svc_<64 lowercase hex>\`.
-A key in the query, a cookie or the body is not read. Scopes are held by the connection and gate each call.
+**Authentication.** Every call except \`GET\` (or \`HEAD\`) of this document sends \`Authorization: Bearer svc_<64 lowercase hex>\`
+(the scheme in any letter case), once: a call with more than one \`Authorization\` header answers 400 \`invalid_request\`
+and counts as a refused call. A key in the query, a cookie or the body is not read. Scopes are held by the connection and gate each call.
 The key is checked before anything else: without a valid key, an unknown path, a wrong method or a
 malformed body answers 401 too, and no body is read. 60 calls refused 401 from one address within a clock
 minute make every call from that address (this document included) answer 429 \`rate_limited\` until the
@@ -31,7 +32,8 @@ headers are ignored, and none is sent.
 
 **Lists** are newest first, paged by cursor: \`limit\` (1 to 100, default 25) and \`cursor\` (the
 \`next_cursor\` of the previous page). Cursors are opaque and signed by the service. An unknown query
-parameter, a bad limit or a cursor this API did not issue (made up or altered) answers 400 \`invalid_request\`.
+parameter, a bad limit or a cursor this API did not issue (made up, altered, or empty: omit \`cursor\` for the
+first page) answers 400 \`invalid_request\`.
 
 **Idempotency.** Calls marked IK accept \`Idempotency-Key\` (1 to 255 visible ASCII characters), scoped
 to the connection and remembered for 24 hours. The same key with the same request (method, path, body)
@@ -41,10 +43,12 @@ still running it answers 409 \`idempotency_key_in_use\`; with a different reques
 
 **Errors.** Objects of another organisation answer 404, never 403. A known path with a wrong method
 answers 405 with \`Allow\`. A body field that is not known, or not valid, answers 422 \`validation_failed\`
-naming the field (a missing one: \`events: is required\`). Names every JavaScript object has
+naming the field, once, with the first rule it breaks (a missing one: \`events: is required\`). Names every JavaScript object has
 (\`__proto__\`, \`constructor\`, \`toString\`…) are unknown fields at any depth, and unknown query
 parameters of a list. No string may contain the NUL character and no array more than 1000 values (the
-schemas say so), and JSON may nest at most 32 levels. A request that does not arrive in time (headers
+schemas say so), and JSON may nest at most 32 levels. Text must be well-formed Unicode: a lone surrogate
+(the escape \`"\\ud800"\` without its pair), in a value or a field name, answers 422 naming the field, and a
+body that is not UTF-8 answers 400; nothing is stored in place of what was sent. A request that does not arrive in time (headers
 within 10 seconds, a body never idle for 10 seconds, the whole request within 300 seconds, by default)
 answers 408 \`invalid_request\` and the connection is closed.
 `.trim();

@@ -99,13 +99,14 @@ describe('stateRequestLimits', () => {
 describe('commonErrors', () => {
   it('groups the common codes under the status the error table gives each', () => {
     expect(commonErrors()).toEqual({
-      '400': '`invalid_request`: malformed JSON, a body not sent as application/json, or bad query parameters.',
-      '401': '`unauthorised`: no key sent, or the key is malformed or revoked.',
+      '400':
+        '`invalid_request`: malformed JSON, a body not sent as application/json or not in UTF-8, bad query parameters (an empty `cursor` too), or more than one `Authorization` header.',
+      '401': '`unauthorised`: no key sent, or the key is malformed or revoked (a header without the `Bearer` scheme is told the form it must have).',
       '403': '`module_off`, `scope_missing`, `ip_not_allowed`.',
       '404': '`not_found`: no such path, or no such object in this organisation.',
       '405': '`method_not_allowed`: the path exists with other methods (see the `Allow` header).',
       '429':
-        '`rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 this minute (see `Retry-After`).',
+        '`rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).',
       '500': '`server_error`: an unexpected error; the message carries an error id.',
     });
   });

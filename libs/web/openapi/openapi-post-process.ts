@@ -72,8 +72,11 @@ export function stateRequestLimits(doc: Json): void {
 
 /** The errors any authenticated call may answer, each with what it means there (none: the code says it). */
 const COMMON_ERROR_CODES: Array<[ErrorCode, string?]> = [
-  ['invalid_request', 'malformed JSON, a body not sent as application/json, or bad query parameters'],
-  ['unauthorised', 'no key sent, or the key is malformed or revoked'],
+  [
+    'invalid_request',
+    'malformed JSON, a body not sent as application/json or not in UTF-8, bad query parameters (an empty `cursor` too), or more than one `Authorization` header',
+  ],
+  ['unauthorised', 'no key sent, or the key is malformed or revoked (a header without the `Bearer` scheme is told the form it must have)'],
   ['module_off'],
   ['scope_missing'],
   ['ip_not_allowed'],
@@ -81,7 +84,7 @@ const COMMON_ERROR_CODES: Array<[ErrorCode, string?]> = [
   ['method_not_allowed', 'the path exists with other methods (see the `Allow` header)'],
   [
     'rate_limited',
-    'the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 this minute (see `Retry-After`)',
+    'the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`)',
   ],
   ['server_error', 'an unexpected error; the message carries an error id'],
 ];

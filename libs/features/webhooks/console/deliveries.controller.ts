@@ -255,7 +255,8 @@ export class DeliveriesPageController {
     const filter: DeliveryFilter = {};
     if ((DELIVERY_STATES as string[]).includes(state)) filter.state = state;
     if ((EVENT_NAMES as string[]).includes(event)) filter.event = event;
-    const cursor = formText(query, 'cursor', 500) || undefined;
+    // A cursor given empty (or twice) is refused like a forged one, as the REST lists refuse it.
+    const cursor = query.cursor === undefined ? undefined : formText(query, 'cursor', 500);
     const page = await this.log.list(hook.id, { limit: DELIVERIES_PAGE_SIZE, cursor }, viewer.organisationId, filter);
     const base = listPath(conn, hook);
     const keep = new URLSearchParams();

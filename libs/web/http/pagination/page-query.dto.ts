@@ -24,7 +24,7 @@ export class PageQueryDto implements PageRequest {
     minLength: 1,
     maxLength: 200,
     pattern: '^[A-Za-z0-9_-]+$',
-    description: 'The `next_cursor` of the previous page; omit for the first page.',
+    description: 'The `next_cursor` of the previous page; omit for the first page (an empty `cursor` is refused like one this API did not issue).',
   })
   @IsOptional()
   @IsString()
