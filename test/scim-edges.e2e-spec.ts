@@ -260,6 +260,10 @@ describe('SCIM answers from every layer', () => {
       const latin = await send('identity', body('cs'), 'application/scim+json; charset=latin1');
       expectScimError(latin, 415);
       expect(latin.body.detail).toContain('charset');
+      // Whether the parser can read the charset (UTF-16) or not (Latin-1), the answer is the same.
+      const utf16 = await send('identity', Buffer.from(body('u16'), 'utf16le'), 'application/scim+json; charset=utf-16le');
+      expectScimError(utf16, 415);
+      expect(utf16.body.detail).toContain('charset');
       expect(await userCount(own)).toBe(0);
       expect((await send('gzip', gzipSync(body('gz')))).status).toBe(201);
       expect((await send('DEFLATE', deflateSync(body('df')))).status).toBe(201);

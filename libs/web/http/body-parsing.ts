@@ -112,12 +112,17 @@ export function bodyParsing(options: BodyParsingOptions = {}): RequestHandler {
       return renderError(req, res, { code: 'invalid_request', message: `The ${what}.`, kind: 'too_large' });
     }
     if (type === NOT_UTF8) {
+      // Malformed bytes are a body that is not a JSON text; a charset named other than UTF-8 is a
+      // media type not taken, answered as the parser's own unsupported charsets are below.
       const charset = (err as { charset?: string }).charset;
-      const message =
-        charset === 'utf-8'
-          ? 'The body is not well-formed UTF-8; JSON bodies must be sent in UTF-8.'
-          : 'The body is sent in a charset other than UTF-8; JSON bodies must be sent in UTF-8.';
-      return renderError(req, res, { code: 'invalid_request', message, kind: 'syntax' });
+      if (charset === 'utf-8') {
+        return renderError(req, res, {
+          code: 'invalid_request',
+          message: 'The body is not well-formed UTF-8; JSON bodies must be sent in UTF-8.',
+          kind: 'syntax',
+        });
+      }
+      return renderError(req, res, { code: 'invalid_request', message: `The charset "${charset}" is not supported: send UTF-8.`, kind: 'unsupported_media' });
     }
     if (type === 'parameters.too.many') {
       return renderError(req, res, { code: 'invalid_request', message: 'The form has too many fields.' });
