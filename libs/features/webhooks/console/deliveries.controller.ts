@@ -217,7 +217,7 @@ export class DeliveriesPageController {
       hook,
       logged,
       series: series.map((n) => ({ n, attempts: logged.attempts.filter((a) => a.series === n).map((a) => ({ a, x: exchangeView(a) })) })),
-      body: sentBody(logged.delivery),
+      sentBody: sentBody(logged.delivery),
       stateLabels: STATE_LABELS,
       canResend: canChange(viewer, conn) && resendable(logged),
       canTryNow: canChange(viewer, conn) && !logged.delivery.isTest && logged.delivery.state === 'waiting',
