@@ -10,7 +10,7 @@ import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, signIn, submit, visitCheck } from './support/browser';
 import { until } from './support/until';
-import { WebhookReceiver } from './support/webhook-receiver';
+import { Reply, WebhookReceiver } from './support/webhook-receiver';
 import { retireDeliveries } from './support/webhook-stand';
 import { startWebhookWorker } from './support/webhook-worker';
 
@@ -311,7 +311,7 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     const id = await restHook(t, url);
     let n = 0;
     // The first attempt answers JSON, the others an image: eight failures in all (the timetable is shrunk here).
-    receiver.reply(path, () =>
+    receiver.reply(path, (): Reply =>
       ++n === 1
         ? { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '60' }, body: '{"error":"down for maintenance"}' }
         : { status: 502, headers: { 'content-type': 'image/png' }, body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]) },
@@ -366,6 +366,25 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     await page.reload();
     expect(await page.getByRole('button', { name: 'Try now' }).count()).toBe(0);
     await visitCheck(page, 'delivery-tried-now');
+
+    // Waiting again, its attempt an hour away: the outage form sends waiting deliveries too (tried now, in their series).
+    await db.query(
+      `UPDATE webhook_deliveries SET state = 'waiting', attempts = 7, next_attempt_at = now() + interval '1 hour', finished_at = NULL WHERE id = $1`,
+      [did],
+    );
+    await page.goto(`${webhooksPage()}/${id}/deliveries`);
+    await page
+      .getByLabel('Send deliveries made since (UTC) that failed, were given up or are waiting')
+      .fill(new Date(Date.now() - 3600_000).toISOString().slice(0, 16));
+    await submit(page, 'Review what will be sent…');
+    expect(await page.textContent('h1')).toBe('Send 1 delivery now?');
+    expect(await main()).toContain('A delivery waiting for a retry is tried now instead of at its scheduled time (never twice).');
+    await visitCheck(page, 'deliveries-outage-confirm-waiting');
+    await submit(page, 'Send 1 delivery now');
+    expect(await main()).toContain('The deliveries are being sent now');
+    await stateOf(id, 'delivered', 1);
+    expect(receiver.received(path)).toHaveLength(10);
+    expect((await db.query(`SELECT series, attempts FROM webhook_deliveries WHERE id = $1`, [did]))[0]).toEqual({ series: 1, attempts: 8 });
   });
 
   it('pages through a long log with an Older link (no page numbers), and removes a webhook after a confirmation', async () => {

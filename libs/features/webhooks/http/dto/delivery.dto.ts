@@ -176,7 +176,8 @@ export class AttemptDto extends AttemptSummaryDto {
   @ApiProperty({
     type: AttemptRequestDto,
     nullable: true,
-    description: 'What was sent; null when nothing was sent (`dns`, `address_not_public`) and for attempts logged before exchanges were kept.',
+    description:
+      'What the attempt sent, or tried to send when the connection failed (`refused`, `tls`); null when it stopped before connecting (`dns`, `address_not_public`) and for attempts logged before exchanges were kept.',
   })
   request: AttemptRequestDto | null;
 
