@@ -350,6 +350,7 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     receiver.reply(path, { status: 200 });
     await page.goto(`${webhooksPage()}/${id}/deliveries`);
     expect(await page.getByRole('button', { name: `Try now delivery ${did.slice(0, 12)}` }).count()).toBe(1);
+    await visitCheck(page, 'deliveries-try-now');
     await page.goto(deliveryPage);
     expect(await main()).toContain('Trying it now brings that attempt forward; it is not attempted twice.');
     await visitCheck(page, 'delivery-waiting');
@@ -378,6 +379,8 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
       .fill(new Date(Date.now() - 3600_000).toISOString().slice(0, 16));
     await submit(page, 'Review what will be sent…');
     expect(await page.textContent('h1')).toBe('Send 1 delivery now?');
+    expect(await main()).toContain('made since');
+    expect(await main()).toContain('that failed, was given up or is waiting for a retry.');
     expect(await main()).toContain('A delivery waiting for a retry is tried now instead of at its scheduled time (never twice).');
     await visitCheck(page, 'deliveries-outage-confirm-waiting');
     await submit(page, 'Send 1 delivery now');

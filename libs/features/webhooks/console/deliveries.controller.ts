@@ -171,7 +171,7 @@ export class DeliveriesPageController {
       explanation: [
         more
           ? `More than ${MAX_BULK_RESEND} deliveries to ${hook.url} made since ${when} failed, were given up or are waiting for a retry. One request sends at most ${MAX_BULK_RESEND}: this sends the oldest ${MAX_BULK_RESEND}; come back for the rest once they are under way.`
-          : `This sends ${count} ${deliveries} to ${hook.url} made since ${when} that failed, were given up or are waiting for a retry.`,
+          : `This sends ${count} ${deliveries} to ${hook.url} made since ${when} that ${count === 1 ? 'failed, was given up or is' : 'failed, were given up or are'} waiting for a retry.`,
         'A failed or given-up delivery starts a new series of attempts under its own delivery id, so the receiver can still discard one it already processed. A delivery waiting for a retry is tried now instead of at its scheduled time (never twice). Test deliveries are never resent.',
       ],
       action: `${base}/resend-failed`,
