@@ -10,7 +10,7 @@ import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, signIn, submit, visitCheck } from './support/browser';
 import { until } from './support/until';
-import { WebhookReceiver } from './support/webhook-receiver';
+import { Reply, WebhookReceiver } from './support/webhook-receiver';
 import { retireDeliveries } from './support/webhook-stand';
 import { startWebhookWorker } from './support/webhook-worker';
 
@@ -248,7 +248,7 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     expect(await main()).toContain(first);
     const series1 = page.locator('table', { has: page.locator('caption', { hasText: 'Series 1' }) });
     expect(await series1.locator('tbody tr').count()).toBe(8);
-    expect(((await series1.locator('tbody tr').first().textContent()) ?? '').trim()).toMatch(/^1\s.*failed\s*500\s*\d+ ms\s*answered 500$/s);
+    expect(((await series1.locator('tbody tr').first().textContent()) ?? '').trim()).toMatch(/^1\s.*failed \(error status\)\s*500\s*\d+ ms\s*answered 500$/s);
     await visitCheck(page, 'delivery');
 
     // The receiver is back: resend (confirmed) starts series 2 under the same delivery id.
@@ -289,19 +289,19 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
 
     // The morning after: a bad time is refused next to its field, then the confirmation says how many.
     await page.goto(deliveries);
-    await page.getByLabel('Resend failed or given-up deliveries made since (UTC)').fill('');
-    await submit(page, 'Review the resend…');
-    expect(await page.textContent('#since-error')).toContain('Enter the time to resend from, in UTC.');
+    await page.getByLabel('Send deliveries made since (UTC) that failed, were given up or are waiting').fill('');
+    await submit(page, 'Review what will be sent…');
+    expect(await page.textContent('#since-error')).toContain('Enter the time to send from, in UTC.');
     await visitCheck(page, 'deliveries-bulk-error');
     const since = new Date(Date.now() - 3600_000).toISOString().slice(0, 16);
-    await page.getByLabel('Resend failed or given-up deliveries made since (UTC)').fill(since);
-    await submit(page, 'Review the resend…');
-    expect(await page.textContent('h1')).toBe('Resend 3 failed or given-up deliveries?');
-    expect(await main()).toContain(`This resends 3 deliveries to ${url} made since`);
+    await page.getByLabel('Send deliveries made since (UTC) that failed, were given up or are waiting').fill(since);
+    await submit(page, 'Review what will be sent…');
+    expect(await page.textContent('h1')).toBe('Send 3 deliveries now?');
+    expect(await main()).toContain(`This sends 3 deliveries to ${url} made since`);
     await visitCheck(page, 'deliveries-bulk-confirm');
-    await submit(page, 'Resend 3 deliveries');
+    await submit(page, 'Send 3 deliveries now');
     expect(page.url()).toBe(`${deliveries}?done=bulk-resent`);
-    expect(await main()).toContain('The failed and given-up deliveries were sent again');
+    expect(await main()).toContain('The deliveries are being sent now');
     await stateOf(id, 'delivered', 4);
     for (const d of failedIds) {
       const [row] = await db.query(`SELECT state, series FROM webhook_deliveries WHERE id = $1`, [d]);
@@ -310,6 +310,91 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     await page.reload();
     const states = await page.locator('table tbody tr td:nth-child(4)').allTextContents();
     expect(states.map((s) => s.trim())).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
+  });
+
+  it('shows each attempt’s exchange in copyable blocks (a body that is not text as its size and type), and tries a waiting delivery now, at desktop and 390 px', async () => {
+    const url = hookUrl('exchange');
+    const path = new URL(url).pathname;
+    const id = await restHook(t, url);
+    let n = 0;
+    // The first attempt answers JSON, the others an image: eight failures in all (the timetable is shrunk here).
+    receiver.reply(path, (): Reply =>
+      ++n === 1
+        ? { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '60' }, body: '{"error":"down for maintenance"}' }
+        : { status: 502, headers: { 'content-type': 'image/png' }, body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]) },
+    );
+    await endConversation(t);
+    const [did] = await stateOf(id, 'failed', 1);
+    const [got] = receiver.received(path);
+    const deliveryPage = `${webhooksPage()}/${id}/deliveries/${did}`;
+    await page.goto(deliveryPage);
+    // The body sent, exactly as the receiver got it.
+    expect(await page.textContent('#sent-body')).toBe(got.raw);
+    expect(await page.getByRole('button', { name: 'Copy the body' }).isVisible()).toBe(true);
+    const first = page.locator('details.exchange').first();
+    await first.locator('summary').click();
+    const blocks = await first.locator('pre').allTextContents();
+    expect(blocks[0]).toContain(`service-signature: ${got.headers['service-signature'] as string}`);
+    expect(blocks[0]).toContain('content-type: application/json');
+    expect(blocks[1]).toContain('retry-after: 60');
+    expect(blocks[2]).toBe('{"error":"down for maintenance"}');
+    expect(await first.textContent()).toContain('Status 503');
+    const second = page.locator('details.exchange').nth(1);
+    await second.locator('summary').click();
+    expect(await second.textContent()).toContain('Not text: 8 bytes, type image/png.');
+    expect(await second.locator('pre').count()).toBe(2);
+    expect(await page.getByRole('button', { name: 'Try now' }).count()).toBe(0);
+    await visitCheck(page, 'delivery-exchange');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await visitCheck(page, 'delivery-exchange-390');
+    await page.setViewportSize({ width: 1280, height: 860 });
+
+    // Now waiting for its eighth attempt, an hour away: the page offers Try now (and so does the log).
+    await db.query(
+      `UPDATE webhook_deliveries SET state = 'waiting', attempts = 7, next_attempt_at = now() + interval '1 hour', finished_at = NULL WHERE id = $1`,
+      [did],
+    );
+    receiver.reply(path, { status: 200 });
+    await page.goto(`${webhooksPage()}/${id}/deliveries`);
+    expect(await page.getByRole('button', { name: `Try now delivery ${did.slice(0, 12)}` }).count()).toBe(1);
+    await visitCheck(page, 'deliveries-try-now');
+    await page.goto(deliveryPage);
+    expect(await main()).toContain('Trying it now brings that attempt forward; it is not attempted twice.');
+    await visitCheck(page, 'delivery-waiting');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await visitCheck(page, 'delivery-waiting-390');
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await submit(page, 'Try now');
+    expect(page.url()).toBe(`${deliveryPage}?done=tried-now`);
+    expect(await main()).toContain('The delivery is being tried now');
+    await stateOf(id, 'delivered', 1);
+    expect(receiver.received(path)).toHaveLength(9);
+    const [row] = await db.query(`SELECT series, attempts FROM webhook_deliveries WHERE id = $1`, [did]);
+    expect(row).toEqual({ series: 1, attempts: 8 });
+    await page.reload();
+    expect(await page.getByRole('button', { name: 'Try now' }).count()).toBe(0);
+    await visitCheck(page, 'delivery-tried-now');
+
+    // Waiting again, its attempt an hour away: the outage form sends waiting deliveries too (tried now, in their series).
+    await db.query(
+      `UPDATE webhook_deliveries SET state = 'waiting', attempts = 7, next_attempt_at = now() + interval '1 hour', finished_at = NULL WHERE id = $1`,
+      [did],
+    );
+    await page.goto(`${webhooksPage()}/${id}/deliveries`);
+    await page
+      .getByLabel('Send deliveries made since (UTC) that failed, were given up or are waiting')
+      .fill(new Date(Date.now() - 3600_000).toISOString().slice(0, 16));
+    await submit(page, 'Review what will be sent…');
+    expect(await page.textContent('h1')).toBe('Send 1 delivery now?');
+    expect(await main()).toContain('made since');
+    expect(await main()).toContain('that failed, was given up or is waiting for a retry.');
+    expect(await main()).toContain('A delivery waiting for a retry is tried now instead of at its scheduled time (never twice).');
+    await visitCheck(page, 'deliveries-outage-confirm-waiting');
+    await submit(page, 'Send 1 delivery now');
+    expect(await main()).toContain('The deliveries are being sent now');
+    await stateOf(id, 'delivered', 1);
+    expect(receiver.received(path)).toHaveLength(10);
+    expect((await db.query(`SELECT series, attempts FROM webhook_deliveries WHERE id = $1`, [did]))[0]).toEqual({ series: 1, attempts: 8 });
   });
 
   it('pages through a long log with an Older link (no page numbers), and removes a webhook after a confirmation', async () => {

@@ -22,6 +22,8 @@ export interface ReceivedRequest {
 export interface Reply {
   status?: number;
   headers?: Record<string, string>;
+  /** The answer's body (default `ok`). */
+  body?: string | Buffer;
   /** Wait this long before answering. */
   delayMs?: number;
   /** Answer only once this settles: a receiver that hangs until the test lets it recover. */
@@ -139,7 +141,7 @@ export class WebhookReceiver {
           const answer = () => {
             if (res.destroyed) return;
             res.writeHead(reply.status ?? 200, { 'content-type': 'text/plain', ...(reply.headers ?? {}) });
-            res.end('ok');
+            res.end(reply.body ?? 'ok');
           };
           if (reply.done) res.once('close', reply.done);
           if (reply.hold) void reply.hold.then(answer, answer);

@@ -64,7 +64,7 @@ const READ = `
    WHERE d.id = ANY ($1::char(32)[])`;
 
 /**
- * Records attempts in one statement: their log lines (always: every attempt is logged; once: the
+ * Records attempts in one statement: their log lines with what each sent and got back (always: every attempt is logged; once: the
  * statement run again after a commit whose answer was lost adds nothing, by the unique index on
  * (delivery, series, number, attempted_at) rather than a search of the log), each
  * delivery's new state — only if it is still the pending attempt that was read (a delivery given
@@ -74,8 +74,10 @@ const READ = `
 const FINISH = `
   WITH i AS (
     SELECT * FROM unnest($1::char(32)[], $2::int[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[],
-                         $8::timestamptz[], $9::boolean[], $10::int[], $11::int[], $12::text[], $13::bigint[], $14::boolean[])
-      AS t (id, series, attempts, state, next_at, finished_at, updated_at, attempted_at, ok, status, duration_ms, error, webhook_id, is_test)
+                         $8::timestamptz[], $9::boolean[], $10::int[], $11::int[], $12::text[], $13::bigint[], $14::boolean[],
+                         $15::text[], $16::text[], $17::bytea[], $18::int[], $19::boolean[], $20::text[])
+      AS t (id, series, attempts, state, next_at, finished_at, updated_at, attempted_at, ok, status, duration_ms, error, webhook_id, is_test,
+            request_headers, response_headers, response_body, response_body_size, response_body_truncated, error_class)
   ), d AS (
     UPDATE webhook_deliveries w SET state = i.state, next_attempt_at = i.next_at, finished_at = i.finished_at,
            attempts = w.attempts + 1, updated_at = i.updated_at
@@ -83,8 +85,10 @@ const FINISH = `
      WHERE w.id = i.id AND w.series = i.series AND w.attempts = i.attempts AND w.state IN ('queued', 'waiting')
     RETURNING w.id
   ), logged AS (
-    INSERT INTO webhook_delivery_attempts (delivery_id, series, number, attempted_at, succeeded, status, duration_ms, error)
-    SELECT id, series, attempts + 1, attempted_at, ok, status, duration_ms, error FROM i
+    INSERT INTO webhook_delivery_attempts (delivery_id, series, number, attempted_at, succeeded, status, duration_ms, error,
+                                           request_headers, response_headers, response_body, response_body_size, response_body_truncated, error_class)
+    SELECT id, series, attempts + 1, attempted_at, ok, status, duration_ms, error,
+           request_headers::jsonb, response_headers::jsonb, response_body, response_body_size, response_body_truncated, error_class FROM i
     ON CONFLICT (delivery_id, series, number, attempted_at) DO NOTHING
   ), runs AS (
     SELECT webhook_id,
@@ -102,6 +106,8 @@ const FINISH = `
        AND CASE WHEN r.last_ok THEN h.failing_since IS NOT NULL ELSE r.any_ok OR h.failing_since IS NULL END
   )
   SELECT count(*)::int AS moved FROM d`;
+
+const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
 
 const GIVE_UP = `
   UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = $4, next_attempt_at = NULL, finished_at = $5, updated_at = $5
@@ -279,6 +285,12 @@ export class DeliveryAttemptsService {
       col((x) => x.result.error),
       col((x) => x.d.webhook_id),
       col((x) => x.d.is_test),
+      col((x) => json(x.result.exchange.requestHeaders)),
+      col((x) => json(x.result.exchange.responseHeaders)),
+      col((x) => x.result.exchange.responseBody),
+      col((x) => x.result.exchange.responseBodySize),
+      col((x) => x.result.exchange.responseBodyTruncated),
+      col((x) => x.result.exchange.errorClass),
     ]);
   }
 }

@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { WebhookDeliveryAttemptEntity } from './webhook-delivery-attempt.entity';
+import type { ErrorClass, Headers } from './model/exchange';
 import { GiveUpReason } from './model/give-up';
 import { DeliveryState, WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookEntity } from './webhook.entity';
@@ -52,6 +53,9 @@ export function toDelivery(r: Row): WebhookDeliveryEntity {
   });
 }
 
+/** An attempt's summary columns (what a page of the log shows), without its exchange. */
+export const ATTEMPT_SUMMARY_COLUMNS = 'id, delivery_id, series, number, attempted_at, succeeded, status, duration_ms, error, error_class';
+
 export function toAttempt(r: Row): WebhookDeliveryAttemptEntity {
   return Object.assign(new WebhookDeliveryAttemptEntity(), {
     id: String(r.id),
@@ -63,6 +67,12 @@ export function toAttempt(r: Row): WebhookDeliveryAttemptEntity {
     status: r.status === null ? null : Number(r.status),
     durationMs: Number(r.duration_ms),
     error: (r.error as string | null) ?? null,
+    requestHeaders: (r.request_headers as Headers | null) ?? null,
+    responseHeaders: (r.response_headers as Headers | null) ?? null,
+    responseBody: (r.response_body as Buffer | null) ?? null,
+    responseBodySize: r.response_body_size === null || r.response_body_size === undefined ? null : Number(r.response_body_size),
+    responseBodyTruncated: Boolean(r.response_body_truncated),
+    errorClass: (r.error_class as ErrorClass | null) ?? null,
   });
 }
 

@@ -11,7 +11,15 @@ import { WebhooksService } from './webhooks.service';
 
 const NOW = new Date('2026-11-27T10:00:00.000Z');
 const owner = { organisationId: '1', connectionId: '10' };
-const sent = { ok: true, status: 200, error: null, durationMs: 42 };
+const noExchange = {
+  requestHeaders: null,
+  responseHeaders: null,
+  responseBody: null,
+  responseBodySize: null,
+  responseBodyTruncated: false,
+  errorClass: null,
+};
+const sent = { ok: true, status: 200, error: null, durationMs: 42, exchange: noExchange };
 
 /** SET … PX … NX and PTTL over a map; `down` makes every command fail as an unreachable Redis does. */
 class FakeRedis {
@@ -92,7 +100,7 @@ describe('WebhookTestService.test', () => {
   });
 
   it('answers a failed attempt as not delivered, with what the address said', async () => {
-    const result = { ok: false, status: 500, error: 'answered 500', durationMs: 7 };
+    const result = { ok: false, status: 500, error: 'answered 500', durationMs: 7, exchange: { ...noExchange, errorClass: 'status' as const } };
     const { service } = setup({ kind: 'failed', result, number: 1, retryInMs: null });
     await expect(service.test(owner, '5')).resolves.toMatchObject({ delivered: false, status: 500, error: 'answered 500', durationMs: 7 });
   });

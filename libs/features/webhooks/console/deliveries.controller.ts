@@ -17,7 +17,9 @@ import {
   redirectTo,
   Viewer,
 } from '@web/console';
-import { DELIVERY_STATES, DeliveryFilter, DeliveryLogService, LoggedDelivery, MAX_BULK_RESEND } from '../delivery-log.service';
+import { DELIVERY_STATES, DeliveryFilter, DeliveryLogService, LoggedDelivery, MAX_BULK_RESEND, sentBody } from '../delivery-log.service';
+import { bodyText, headerValue, Headers } from '../model/exchange';
+import { WebhookDeliveryAttemptEntity } from '../webhook-delivery-attempt.entity';
 import { WebhookEntity } from '../webhook.entity';
 import { WebhooksService } from '../webhooks.service';
 import { EVENT_NAMES } from '@kernel/events';
@@ -31,9 +33,55 @@ export const DELIVERIES_PAGE_SIZE = 25;
 
 const NOTICES: Record<string, string> = {
   resent: 'The delivery was sent again: a new series of attempts has started under the same delivery id.',
-  'bulk-resent': 'The failed and given-up deliveries were sent again: each has started a new series of attempts under its own delivery id.',
-  'bulk-none': 'There was nothing to resend: no failed or given-up delivery was made since that time.',
+  'tried-now': 'The delivery is being tried now: its next attempt was brought forward (it is not attempted twice).',
+  'bulk-resent':
+    'The deliveries are being sent now: each failed or given-up one has started a new series of attempts under its own delivery id, and each one waiting for a retry is tried now.',
+  'bulk-none': 'There was nothing to send: no delivery made since that time failed, was given up or is waiting for a retry.',
 };
+
+/** Error classes as the page words them. */
+const ERROR_CLASS_LABELS: Record<string, string> = {
+  dns: 'name lookup failed',
+  address_not_public: 'address not public',
+  refused: 'connection refused',
+  tls: 'TLS handshake failed',
+  timeout: 'timed out',
+  redirect: 'redirect (not followed)',
+  status: 'error status',
+  connection_lost: 'connection lost',
+  other: 'other error',
+};
+
+const headerLines = (headers: Headers | null): string | null =>
+  headers
+    ? Object.entries(headers)
+        .flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v) => `${name}: ${v}`))
+        .join('\n')
+    : null;
+
+const sizeText = (bytes: number) => (bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(bytes < 10 * 1024 ? 1 : 0)} KiB`);
+
+/** An attempt's exchange as the delivery page shows it: headers as lines, a body as text or as its size and type. */
+export function exchangeView(a: WebhookDeliveryAttemptEntity) {
+  const type = headerValue(a.responseHeaders, 'content-type');
+  const body = a.responseBody;
+  const text = body && body.length > 0 ? bodyText(body, type, a.responseBodyTruncated) : null;
+  const size = a.responseBodySize ?? body?.length ?? null;
+  let bodyNote: string | null = null;
+  if (a.responseHeaders && (!body || body.length === 0)) bodyNote = 'The answer had no body.';
+  else if (body && text === null)
+    bodyNote = `Not text: ${size === null ? `more than ${sizeText(body.length)}` : sizeText(size)}, ${type ? `type ${type}` : 'no type given'}.`;
+  else if (text !== null && a.responseBodyTruncated)
+    bodyNote = `The first ${sizeText(body!.length)} of ${size === null ? 'a longer body' : sizeText(size)} are kept; the rest was not.`;
+  return {
+    requestHeaders: headerLines(a.requestHeaders),
+    responseHeaders: headerLines(a.responseHeaders),
+    bodyText: text,
+    bodyNote,
+    errorClass: a.errorClass ? (ERROR_CLASS_LABELS[a.errorClass] ?? a.errorClass) : null,
+    kept: a.requestHeaders !== null || a.responseHeaders !== null || a.errorClass !== null,
+  };
+}
 
 const STATE_LABELS: Record<string, string> = {
   queued: 'queued',
@@ -65,8 +113,9 @@ const sinceValue = (d: Date) => d.toISOString().slice(0, 16);
 
 /**
  * A webhook's deliveries (newest first, keyset-paginated, filtered by state and event), one
- * delivery's attempts, resending one, and resending every failed or given-up delivery since a
- * time (bounded, confirmed). All through DeliveryLogService, confined to the viewer's organisation.
+ * delivery with its attempts and their exchanges, resending one, trying a waiting one now, and
+ * sending now every delivery since a time that failed, was given up or is waiting (bounded,
+ * confirmed). All through DeliveryLogService, confined to the viewer's organisation.
  */
 @Public({ throttle: false })
 @ApiExcludeController()
@@ -94,7 +143,7 @@ export class DeliveriesPageController {
     await this.renderList(res, ctx, viewer, conn, hook, query);
   }
 
-  /** The bulk resend's confirmation: how many it will resend (at most MAX_BULK_RESEND). */
+  /** The bulk send's confirmation: how many it will send now (at most MAX_BULK_RESEND). */
   @Get('resend-failed')
   async confirmBulk(
     @Ctx() ctx: ConsoleContext,
@@ -110,7 +159,7 @@ export class DeliveriesPageController {
     const given = formText(query, 'since', 40);
     const since = parseSince(given);
     if (!since) return this.renderList(res, ctx, viewer, conn, hook, {}, { since: given, sinceError: sinceProblem(given) }, 422);
-    const count = await this.log.countResendable(hook.id, since, viewer.organisationId);
+    const count = await this.log.countRecoverable(hook.id, since, undefined, viewer.organisationId);
     const when = `${sinceValue(since).replace('T', ' ')} UTC`;
     if (count === 0) {
       return this.renderList(
@@ -120,24 +169,24 @@ export class DeliveriesPageController {
         conn,
         hook,
         {},
-        { since: given, notice: `No failed or given-up delivery was made since ${when}: there is nothing to resend.` },
+        { since: given, notice: `No delivery made since ${when} failed, was given up or is waiting for a retry: there is nothing to send.` },
       );
     }
     const more = count > MAX_BULK_RESEND;
+    const n = more ? MAX_BULK_RESEND : count;
+    const deliveries = `deliver${n === 1 ? 'y' : 'ies'}`;
     this.views.render(res, ctx, 'confirm', {
-      title: more
-        ? `Resend the oldest ${MAX_BULK_RESEND} failed or given-up deliveries?`
-        : `Resend ${count} failed or given-up deliver${count === 1 ? 'y' : 'ies'}?`,
+      title: more ? `Send the oldest ${MAX_BULK_RESEND} deliveries now?` : `Send ${count} ${deliveries} now?`,
       crumbs: deliveryCrumbs(conn, hook),
       explanation: [
         more
-          ? `More than ${MAX_BULK_RESEND} deliveries to ${hook.url} made since ${when} failed or were given up. One request resends at most ${MAX_BULK_RESEND}: this resends the oldest ${MAX_BULK_RESEND}; come back for the rest once they are under way.`
-          : `This resends ${count} deliver${count === 1 ? 'y' : 'ies'} to ${hook.url} made since ${when} that failed or were given up.`,
-        'Each starts a new series of attempts under its own delivery id, so the receiver can still discard one it already processed. Test deliveries are never resent.',
+          ? `More than ${MAX_BULK_RESEND} deliveries to ${hook.url} made since ${when} failed, were given up or are waiting for a retry. One request sends at most ${MAX_BULK_RESEND}: this sends the oldest ${MAX_BULK_RESEND}; come back for the rest once they are under way.`
+          : `This sends ${count} ${deliveries} to ${hook.url} made since ${when} that ${count === 1 ? 'failed, was given up or is' : 'failed, were given up or are'} waiting for a retry.`,
+        'A failed or given-up delivery starts a new series of attempts under its own delivery id, so the receiver can still discard one it already processed. A delivery waiting for a retry is tried now instead of at its scheduled time (never twice). Test deliveries are never resent.',
       ],
       action: `${base}/resend-failed`,
       fields: { since: sinceValue(since) },
-      button: more ? `Resend ${MAX_BULK_RESEND} deliveries` : `Resend ${count} deliver${count === 1 ? 'y' : 'ies'}`,
+      button: `Send ${n} ${deliveries} now`,
       cancel: base,
     });
   }
@@ -153,9 +202,9 @@ export class DeliveriesPageController {
     const { conn, hook } = await this.find(viewer, id, wid);
     refuseRevoked(conn);
     const since = parseSince(formText(form, 'since', 40));
-    if (!since) throw new DomainError('validation_failed', 'The time to resend from is missing or not a time; open the Deliveries page and choose it again.');
-    const resent = await this.log.resendFailedSince(hook.id, since, viewer.organisationId);
-    return redirectTo(res, `${listPath(conn, hook)}?done=${resent > 0 ? 'bulk-resent' : 'bulk-none'}`);
+    if (!since) throw new DomainError('validation_failed', 'The time to send from is missing or not a time; open the Deliveries page and choose it again.');
+    const { resent, triedNow } = await this.log.recover(hook.id, since, undefined, viewer.organisationId);
+    return redirectTo(res, `${listPath(conn, hook)}?done=${resent + triedNow > 0 ? 'bulk-resent' : 'bulk-none'}`);
   }
 
   @Get(':did')
@@ -177,9 +226,11 @@ export class DeliveriesPageController {
       conn,
       hook,
       logged,
-      series: series.map((n) => ({ n, attempts: logged.attempts.filter((a) => a.series === n) })),
+      series: series.map((n) => ({ n, attempts: logged.attempts.filter((a) => a.series === n).map((a) => ({ a, x: exchangeView(a) })) })),
+      sentBody: sentBody(logged.delivery),
       stateLabels: STATE_LABELS,
       canResend: canChange(viewer, conn) && resendable(logged),
+      canTryNow: canChange(viewer, conn) && !logged.delivery.isTest && logged.delivery.state === 'waiting',
       base: listPath(conn, hook),
       notice: noticeFor(NOTICES, done),
     });
@@ -195,7 +246,7 @@ export class DeliveriesPageController {
     @Res() res: Response,
   ): Promise<void> {
     const { conn, hook } = await this.find(viewer, id, wid);
-    const logged = await this.delivery(viewer, hook, did);
+    const logged = await this.delivery(viewer, hook, did, false);
     const path = `${listPath(conn, hook)}/${logged.delivery.id}`;
     if (!canChange(viewer, conn) || !resendable(logged)) return redirectTo(res, path);
     this.views.render(res, ctx, 'confirm', {
@@ -221,9 +272,25 @@ export class DeliveriesPageController {
   ): Promise<void> {
     const { conn, hook } = await this.find(viewer, id, wid);
     refuseRevoked(conn);
-    const logged = await this.delivery(viewer, hook, did);
+    const logged = await this.delivery(viewer, hook, did, false);
     await this.log.resend(logged.delivery.id, viewer.organisationId);
     return redirectTo(res, `${listPath(conn, hook)}/${logged.delivery.id}?done=resent`);
+  }
+
+  /** A delivery waiting for a retry is tried now: its scheduled attempt is brought forward, not doubled. */
+  @Post(':did/try-now')
+  async tryNow(
+    @Viewer() viewer: ConsoleViewer,
+    @Param('id') id: string,
+    @Param('wid') wid: string,
+    @Param('did') did: string,
+    @Res() res: Response,
+  ): Promise<void> {
+    const { conn, hook } = await this.find(viewer, id, wid);
+    refuseRevoked(conn);
+    const logged = await this.delivery(viewer, hook, did, false);
+    await this.log.tryNow(logged.delivery.id, viewer.organisationId);
+    return redirectTo(res, `${listPath(conn, hook)}/${logged.delivery.id}?done=tried-now`);
   }
 
   /** The webhook and its connection in one query; when that finds nothing, the two lookups one by one say which is missing. */
@@ -234,8 +301,8 @@ export class DeliveriesPageController {
     return { conn, hook: await this.webhooks.get(conn.id, wid) };
   }
 
-  private async delivery(viewer: ConsoleViewer, hook: WebhookEntity, did: string): Promise<LoggedDelivery> {
-    const logged = await this.log.get(did, viewer.organisationId);
+  private async delivery(viewer: ConsoleViewer, hook: WebhookEntity, did: string, exchange = true): Promise<LoggedDelivery> {
+    const logged = await this.log.get(did, viewer.organisationId, exchange);
     if (logged.delivery.webhookId !== hook.id) throw notFound('delivery');
     return logged;
   }
@@ -310,4 +377,4 @@ const deliveryCrumbs = (conn: ConnectionEntity, hook: WebhookEntity) => [
 ];
 
 const sinceProblem = (given: string) =>
-  given.trim() === '' ? 'Enter the time to resend from, in UTC.' : 'Enter the time to resend from as a date and time in UTC, for example 2026-01-31 08:00.';
+  given.trim() === '' ? 'Enter the time to send from, in UTC.' : 'Enter the time to send from as a date and time in UTC, for example 2026-01-31 08:00.';

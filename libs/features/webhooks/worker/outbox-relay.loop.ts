@@ -7,6 +7,7 @@ import { Metrics, METRICS } from '@kernel/metrics';
 import type { Counter } from 'prom-client';
 import { DeliveryRecoveryService } from '../delivery-recovery.service';
 import { OutboxRelayService, RELAY_BATCH_SIZE, TracedEvent } from '../outbox-relay.service';
+import { TRY_NOW_PREFIX } from '../delivery-log.service';
 import { inContext, SpanKind, startChildSpan, TraceContext } from '@kernel/telemetry';
 
 /** Without a notification (missed while reconnecting, another database client), the loop still looks this often. */
@@ -23,8 +24,8 @@ export const RECOVERY_MAX_PAGES = 20;
  * its receiver in tens of milliseconds, so the loop wakes on Postgres NOTIFY (sent when the
  * event's transaction commits), drains the outbox batch by batch, queues the first attempts,
  * and polls every second in case a notification was missed. Every replica runs it; row locks
- * (SKIP LOCKED) keep them from relaying one row twice. It also queues resends (notified by the
- * service that made them) and, every 30 seconds, re-queues deliveries whose job was lost. This is
+ * (SKIP LOCKED) keep them from relaying one row twice. It also queues resends and tries waiting
+ * deliveries now (both notified by the service that made them) and, every 30 seconds, re-queues deliveries whose job was lost. This is
  * the one recovery trigger, not a scheduled job: it
  * runs on Postgres time in every replica, so it does not wait for Redis to hold its schedules
  * again after losing them — which is exactly when jobs are lost.
@@ -33,6 +34,8 @@ export const RECOVERY_MAX_PAGES = 20;
 export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OutboxRelayLoop.name);
   private readonly resent = new Set<string>();
+  /** Waiting deliveries to try now: their one retry job is brought forward. */
+  private readonly triedNow = new Set<string>();
   private lastRecovery = 0;
   private readonly loop: NotifiedLoop;
   private readonly relayed: Counter;
@@ -53,7 +56,9 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
       pollMs: RELAY_POLL_MS,
       pass: () => this.tick(),
       onNotification: (n) => {
-        if (n.channel === CHANNELS.deliveries && n.payload) this.resent.add(n.payload);
+        if (n.channel !== CHANNELS.deliveries || !n.payload) return;
+        if (n.payload.startsWith(TRY_NOW_PREFIX)) this.triedNow.add(n.payload.slice(TRY_NOW_PREFIX.length));
+        else this.resent.add(n.payload);
       },
       logger: this.logger,
     });
@@ -84,6 +89,13 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
       this.resent.clear();
       for (const id of ids) await this.queues.dropRetry(id);
       await this.queues.first(ids);
+    }
+    if (this.triedNow.size > 0) {
+      const ids = [...this.triedNow];
+      this.triedNow.clear();
+      // The delivery's one retry job, moved to now (or made again if it was lost): never a second job
+      // beside it, so every worker that heard the notification brings the same job forward.
+      for (const id of ids) await this.queues.retry(id, 0);
     }
     if (Date.now() - this.lastRecovery >= RECOVERY_EVERY_MS) {
       this.lastRecovery = Date.now();

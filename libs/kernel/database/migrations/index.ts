@@ -13,6 +13,7 @@ import { DeliveryLogFilters1764110000000 } from './1764110000000-DeliveryLogFilt
 import { TraceContext1764140000000 } from './1764140000000-TraceContext';
 import { DeliveryAttemptsOnce1764150000000 } from './1764150000000-DeliveryAttemptsOnce';
 import { DocumentOriginalChunks1764160000000 } from './1764160000000-DocumentOriginalChunks';
+import { DeliveryExchange1764170000000 } from './1764170000000-DeliveryExchange';
 
 export { CHANNELS } from './channels';
 
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   TraceContext1764140000000,
   DeliveryAttemptsOnce1764150000000,
   DocumentOriginalChunks1764160000000,
+  DeliveryExchange1764170000000,
 ];
