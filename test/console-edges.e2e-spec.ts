@@ -209,7 +209,7 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
       expect(times.map((a) => `${a.what} ${a.status}`)).toEqual(times.map((a) => `${a.what} 422`));
       for (const a of times) {
         // The confirmation (GET) says so next to the field; the resend itself (POST) on its refusal page.
-        expect(a.body).toContain(a.what.startsWith('GET') ? 'Enter the time to resend from as a date and time in UTC' : 'not a time');
+        expect(a.body).toContain(a.what.startsWith('GET') ? 'Enter the time to send from as a date and time in UTC' : 'not a time');
       }
     });
 
