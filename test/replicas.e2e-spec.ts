@@ -18,6 +18,8 @@ import { WebhookReceiver } from './support/webhook-receiver';
  * The burst is REPLICAS_BURST events (default 600) for two webhooks; `node bench/replicas.bench.js`
  * runs this spec with the issue's 5,000 and keeps the counts in bench/results/.
  */
+/** The address both replicas are reached at, as behind a load balancer (the console compares a form's Origin with it). */
+const PUBLIC_ORIGIN = 'https://integrations.example.test';
 const BURST = Number(process.env.REPLICAS_BURST ?? 600);
 // jest ignores testTimeout inside `projects`, so the slow steps say their own (the bench's 5,000 take longer).
 const SLOW = Math.max(240_000, BURST * 120);
@@ -73,6 +75,8 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
       SCHEDULE_EVERY_MS: String(EVERY_MS),
       // The processes trust the receiver's certificate as an operator trusts an internal CA.
       NODE_EXTRA_CA_CERTS: receiver.tls.certFile,
+      // Replicas behind one load balancer share the console's public origin, which forms must come from.
+      PUBLIC_BASE_URL: PUBLIC_ORIGIN,
     };
     // Started at once on a fresh database, both allowed to migrate.
     [apiA, apiB] = await Promise.all(['api A', 'api B'].map((name) => BuiltProcess.start('api', name, { ...env, MIGRATIONS_RUN_ON_START: 'true' })));
@@ -163,7 +167,7 @@ describe('Replicas: two api and two worker processes on one Postgres and one Red
     // The integrations manager signs in to the Integrations section on replica A.
     const token = new URL(managerLink).searchParams.get('token')!;
     const browser = request.agent(apiA.url);
-    const origin = { Origin: apiA.url };
+    const origin = { Origin: PUBLIC_ORIGIN };
     const linkPage = await browser.get(`/console/sign-in/link?token=${token}`);
     expect(linkPage.status).toBe(200);
     const signedIn = await browser
