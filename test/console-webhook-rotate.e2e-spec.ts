@@ -57,7 +57,7 @@ describe('Integrations section: rotating a webhook’s signing secret (browser)'
   const checkBothWidths = async (name: string) => {
     await visitCheck(page, name);
     await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await visitCheck(page, `${name}-390`);
     await page.setViewportSize({ width: 1280, height: 860 });
   };
@@ -83,7 +83,7 @@ describe('Integrations section: rotating a webhook’s signing secret (browser)'
     await page.getByLabel('Current signing secret').fill(`${old}x`);
     await submit(page, 'Rotate the secret');
     expect(await page.textContent('#current_secret-error')).toContain('This is not the webhook’s current signing secret.');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('current_secret');
+    expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('current_secret');
     expect(await page.getAttribute('#current_secret', 'aria-describedby')).toContain('current_secret-error');
     expect(await page.getAttribute('#current_secret', 'aria-invalid')).toBe('true');
     expect(await page.getByLabel('Current signing secret').inputValue()).toBe('');

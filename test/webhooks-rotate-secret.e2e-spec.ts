@@ -3,6 +3,9 @@ import { CasesService } from '@features/cases';
 import { ApiKeysService, ConnectionsService } from '@features/connections';
 import { ConversationIngestService } from '@features/conversations';
 import { computeSignature, WebhookSecretRotationService } from '@features/webhooks';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import { makeTenant, Tenant, TestApi } from './support/api';
@@ -19,6 +22,15 @@ const stripe = new Stripe('sk_test_unused');
 const rand = () => Math.random().toString(36).slice(2, 10);
 const ROTATE = '/v1/webhooks/{id}/rotate-secret';
 const HEX = '[0-9a-f]{64}';
+
+/** The receiver snippet partners are given in docs/partners/webhooks.md, run as they would run it. */
+function docsVerifier(): (raw: Buffer | string, header: string, secret: string, tol?: number, now?: number) => boolean {
+  const doc = readFileSync(join(__dirname, '..', 'docs', 'partners', 'webhooks.md'), 'utf8');
+  const code = /```js\n(\/\/ verify-delivery\.js[\s\S]*?)```/.exec(doc)![1];
+  const module = { exports: {} as { verifyServiceSignature: ReturnType<typeof docsVerifier> } };
+  runInNewContext(code, { require, module, Buffer });
+  return module.exports.verifyServiceSignature;
+}
 
 /**
  * Rotating a webhook's signing secret, against the real api, the real worker and a real HTTPS
@@ -197,6 +209,7 @@ describe('Webhooks: rotating the signing secret', () => {
     expect(res.status).toBe(200);
     const fresh = res.body.data.secret as string;
     const expiresAt = new Date(res.body.data.previous_secret_expires_at);
+    const verify = docsVerifier();
 
     // The waiting delivery, tried now (after the rotation, in the overlap): both signatures.
     expect((await call(t, 'post', `/v1/webhooks/${w.id}/deliveries/${waiting.id}/resend`)).status).toBe(202);
@@ -212,6 +225,8 @@ describe('Webhooks: rotating the signing secret', () => {
       const at = new Date(ts * 1000);
       for (const secret of [fresh, w.secret]) expect(construct(got, secret, at).id).toBe(JSON.parse(got.raw).id);
       expect(() => construct(got, 'whsec_someone_else', at)).toThrow(/No signatures found matching the expected signature/);
+      // The documentation's own receiver snippet accepts it with either secret too.
+      for (const secret of [fresh, w.secret]) expect(verify(got.raw, header, secret, 300, ts)).toBe(true);
     }
     expect(during.map((g) => JSON.parse(g.raw).event).sort()).toEqual(['conversation.ended', 'conversation.ended', 'webhook.test']);
 
@@ -223,6 +238,8 @@ describe('Webhooks: rotating the signing secret', () => {
     expect(header).toMatch(new RegExp(`^t=${Math.floor(expiresAt.getTime() / 1000)},v1=${HEX}$`));
     expect(construct(after, fresh, expiresAt).id).toBe(JSON.parse(after.raw).id);
     expect(() => construct(after, w.secret, expiresAt)).toThrow(/No signatures found matching the expected signature/);
+    expect(verify(after.raw, header, fresh, 300, ts)).toBe(true);
+    expect(verify(after.raw, header, w.secret, 300, ts)).toBe(false);
     expect(ts).toBe(Math.floor(expiresAt.getTime() / 1000));
   });
 });
