@@ -144,7 +144,7 @@ describe('Webhooks: rotating the signing secret', () => {
     expect(await secrets(w)).toEqual({ secret: done.body.data.secret, previous_secret: null, previous_secret_expires_at: null });
   });
 
-  it('refuses a wrong secret or overlap (422 naming the field, nothing changed), a key without webhooks:manage (403), another connection’s or an unknown webhook (404)', async () => {
+  it('refuses a wrong secret or overlap (422 naming the field, nothing changed), a key without webhooks:manage (403), another connection’s, an unknown or a removed webhook (404; removal wipes both secrets)', async () => {
     const t = await makeTenant(api.app);
     const w = await stand.hook(t, 'rotate-refusals');
     const unchanged = await secrets(w);
@@ -179,8 +179,11 @@ describe('Webhooks: rotating the signing secret', () => {
     const sameOrg = { auth: { Authorization: `Bearer ${(await api.app.get(ApiKeysService).create(conn.id)).key}` } };
     for (const who of [other, sameOrg]) expectError(await rotate(who, w, { current_secret: w.secret }), 404, 'not_found');
     expectError(await rotate(t, { id: '999999999' }, { current_secret: w.secret }), 404, 'not_found');
+    // Removing a webhook in an overlap wipes both its secrets.
     const removed = await stand.hook(t, 'rotate-removed');
+    expect((await rotate(t, removed, { current_secret: removed.secret })).status).toBe(200);
     expect((await call(t, 'delete', `/v1/webhooks/${removed.id}`)).status).toBe(204);
+    expect(await secrets(removed)).toEqual({ secret: '', previous_secret: null, previous_secret_expires_at: null });
     expectError(await rotate(t, removed, { current_secret: removed.secret }), 404, 'not_found');
     expect(await secrets(w)).toEqual(unchanged);
     // The contract's paths keep their methods.
