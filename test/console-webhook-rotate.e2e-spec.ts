@@ -112,6 +112,21 @@ describe('Integrations section: rotating a webhook’s signing secret (browser)'
     const tested = await api.http().post(`/v1/webhooks/${id}/test`).set(t.auth);
     expect(tested.status).toBe(200);
     const [got] = await receiver.waitFor(new URL(url).pathname, 1);
+    // Another organisation's webhook, or one under another connection: not found, nothing to rotate.
+    const other = await makeTenant(api.app, ['conversations:read', 'webhooks:manage'], 'Other org');
+    const theirs = await api
+      .http()
+      .post('/v1/webhooks')
+      .set(other.auth)
+      .send({ url: `https://127.0.0.1/console-rotate-other-${rand()}`, events: ['conversation.ended'] });
+    expect(theirs.status).toBe(201);
+    for (const address of [
+      `/console/connections/${other.connectionId}/webhooks/${theirs.body.data.id}/rotate-secret`,
+      `/console/connections/${t.connectionId}/webhooks/${theirs.body.data.id}/rotate-secret`,
+    ]) {
+      expect((await page.goto(`${base}${address}`))?.status()).toBe(404);
+    }
+    expect((await secrets(theirs.body.data.id)).secret).toBe(theirs.body.data.secret);
     for (const secret of [fresh, old])
       expect(stripe.webhooks.constructEvent(got.raw, got.headers['service-signature'] as string, secret).id).toBe(JSON.parse(got.raw).id);
   });
