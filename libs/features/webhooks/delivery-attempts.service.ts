@@ -5,6 +5,7 @@ import { Metrics, METRICS } from '@kernel/metrics';
 import type { Counter, Histogram } from 'prom-client';
 import { Clock, isConnectionError, MicroBatch, CURRENT_POLICY_VERSION_SQL } from '@kernel/core';
 import { retryDelayMs } from './model/retry-timetable';
+import { previousSecretInForce } from './model/secret-rotation';
 import { AttemptContext, deliveryBody, GiveUpReason, giveUpReason } from './model/give-up';
 import { SendResult, WebhookSender } from './webhook-sender';
 
@@ -54,7 +55,7 @@ export interface AttemptGate {
 /** The deliveries and, in the same read, everything the checks before an attempt need. */
 const READ = `
   SELECT d.id, d.event, d.occurred_at, d.data, d.is_test, d.state, d.series, d.attempts, d.next_attempt_at, d.webhook_id,
-         w.url, w.secret, w.deleted_at AS webhook_deleted_at, w.switched_off_at,
+         w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.deleted_at AS webhook_deleted_at, w.switched_off_at,
          c.revoked_at AS connection_revoked_at, c.scopes, o.module_enabled, o.accepted_policy_version,
          ${CURRENT_POLICY_VERSION_SQL} AS policy_version
     FROM webhook_deliveries d
@@ -204,7 +205,14 @@ export class DeliveryAttemptsService {
     if (gate && !(await gate.enter(slot))) return { kind: 'parked', webhookId: slot.webhookId };
     let result: SendResult;
     try {
-      result = await this.sender.send({ url: d.url, body: deliveryBody(d), secret: d.secret, timestamp: Math.floor(now.getTime() / 1000) });
+      result = await this.sender.send({
+        url: d.url,
+        body: deliveryBody(d),
+        secret: d.secret,
+        // A rotated-out secret signs too while in its overlap, judged at this attempt's time.
+        previousSecret: previousSecretInForce(d.previous_secret, d.previous_secret_expires_at, now),
+        timestamp: Math.floor(now.getTime() / 1000),
+      });
     } catch (err) {
       await gate?.leave(slot);
       throw err;

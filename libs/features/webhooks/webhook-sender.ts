@@ -22,6 +22,8 @@ export interface WebhookPost {
   /** The exact bytes sent and signed. */
   body: string;
   secret: string;
+  /** A rotated-out secret still in its overlap: the header carries its signature after the current one's. */
+  previousSecret?: string | null;
   /** Unix seconds of the signature. */
   timestamp: number;
 }
@@ -162,7 +164,7 @@ export class WebhookSender implements OnApplicationShutdown {
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
-      [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(post.secret, post.timestamp, post.body),
+      [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(post.secret, post.timestamp, post.body, ...(post.previousSecret ? [post.previousSecret] : [])),
     };
     // What the receiver gets: these, and the two undici adds from the url and the body.
     exchange = { ...exchange, requestHeaders: { host, 'content-length': String(Buffer.byteLength(post.body)), ...headers } };

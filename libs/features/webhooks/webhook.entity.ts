@@ -22,6 +22,13 @@ export class WebhookEntity {
   @Column({ type: 'text', select: false })
   secret: string;
 
+  /** The secret a rotation replaced, still signing (beside the current one) until `previousSecretExpiresAt`. */
+  @Column({ name: 'previous_secret', type: 'text', nullable: true, select: false })
+  previousSecret: string | null;
+
+  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', precision: 3, nullable: true, select: false })
+  previousSecretExpiresAt: Date | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
   createdAt: Date;
 

@@ -10,6 +10,7 @@ import { DeliveryRecoveryService } from './delivery-recovery.service';
 import { DeliveryRetentionService } from './delivery-retention.service';
 import { HostResolver } from './host-resolver';
 import { OutboxRelayService } from './outbox-relay.service';
+import { WebhookSecretRotationService } from './webhook-secret-rotation.service';
 import { WebhookSender } from './webhook-sender';
 import { WebhookSwitchOffService } from './webhook-switch-off.service';
 import { WebhookTestService } from './webhook-test.service';
@@ -29,6 +30,7 @@ export const WEBHOOK_SERVICES = [
   WebhookSwitchOffService,
   DeliveryRetentionService,
   DeliveryLogService,
+  WebhookSecretRotationService,
 ];
 
 /**

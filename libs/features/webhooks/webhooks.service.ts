@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EVENT_SCOPES, EventName, SUBSCRIBABLE_EVENTS } from '@kernel/events';
-import { randomBytes } from 'node:crypto';
 import { Clock, isId, notFound, Page, PageRequest, validationFailed } from '@kernel/core';
 import { CursorCodec, paginateRows, TransactionHost } from '@kernel/database';
 import { AddressPolicy, NOT_PUBLIC } from './address-policy';
@@ -8,6 +7,7 @@ import { HostResolver } from './host-resolver';
 import { GIVE_UP_REASONS } from './model/give-up';
 import { giveUpPending, toWebhook, WEBHOOK_COLUMNS } from './webhook-rows';
 import { parseNewWebhookUrl } from './model/webhook-url';
+import { newSecret } from './model/secret-rotation';
 import { WebhookEntity } from './webhook.entity';
 import { ConnectionEntity } from '@features/connections';
 
@@ -25,8 +25,6 @@ export interface WebhookInput {
   url: string;
   events: string[];
 }
-
-const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
 /** Managing a connection's webhooks: add (the secret is returned once), list, read, remove. */
 @Injectable()
@@ -112,14 +110,14 @@ export class WebhooksService {
     return { conn, hook: toWebhook(row) };
   }
 
-  /** Removes it for good (its secret is wiped) and gives up its queued deliveries with that reason. */
+  /** Removes it for good (its secrets are wiped) and gives up its queued deliveries with that reason. */
   async remove(connectionId: string, id: string): Promise<void> {
     if (!isId(id)) throw notFound('webhook');
     await this.tx.run(async (m) => {
       const now = this.clock.now();
       const rows: Array<{ id: string }> = await m.query(
         `WITH gone AS (
-           UPDATE webhooks SET deleted_at = $3, secret = '' WHERE id = $1 AND connection_id = $2 AND deleted_at IS NULL RETURNING id)
+           UPDATE webhooks SET deleted_at = $3, secret = '', previous_secret = NULL, previous_secret_expires_at = NULL WHERE id = $1 AND connection_id = $2 AND deleted_at IS NULL RETURNING id)
          SELECT id FROM gone`,
         [id, connectionId, now.toISOString()],
       );

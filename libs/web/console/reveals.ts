@@ -8,10 +8,19 @@ import { ConsoleExceptionFilter } from './console-exception.filter';
 import { ConsoleGuard } from './console.guard';
 import { ConsoleViews } from './console-views';
 
-/** A secret shown once: a new key, or a new webhook's signing secret. */
+/** A secret shown once: a new key, or a webhook's new signing secret (made with it, or rotated). */
 export type RevealPayload =
   | { kind: 'key'; connectionId: string; connectionName: string; key: string; lastFour: string }
-  | { kind: 'webhook_secret'; connectionId: string; connectionName: string; webhookId: string; url: string; secret: string };
+  | {
+      kind: 'webhook_secret';
+      connectionId: string;
+      connectionName: string;
+      webhookId: string;
+      url: string;
+      secret: string;
+      /** Present when the secret replaced another: until when the replaced one signs too (null: it stopped at once). */
+      rotated?: { previousUntil: string | null };
+    };
 
 /**
  * Post-redirect-get for secrets. The POST that makes a key (or a webhook) seals the clear value
@@ -72,7 +81,7 @@ export class RevealController {
       return;
     }
     this.views.render(res, ctx, 'reveal-webhook', {
-      title: 'Your new webhook’s signing secret',
+      title: payload.rotated ? 'The webhook’s new signing secret' : 'Your new webhook’s signing secret',
       crumbs: [
         { href: '/console', label: 'Connections' },
         { href: `/console/connections/${payload.connectionId}`, label: payload.connectionName },

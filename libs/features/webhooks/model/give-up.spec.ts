@@ -14,6 +14,8 @@ const due = (over: Partial<AttemptContext> = {}): AttemptContext => ({
   webhook_id: '1',
   url: 'https://example.org/hook',
   secret: 's',
+  previous_secret: null,
+  previous_secret_expires_at: null,
   webhook_deleted_at: null,
   switched_off_at: null,
   connection_revoked_at: null,

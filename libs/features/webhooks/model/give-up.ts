@@ -27,6 +27,8 @@ export interface AttemptContext {
   webhook_id: string;
   url: string;
   secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
   webhook_deleted_at: Date | null;
   switched_off_at: Date | null;
   connection_revoked_at: Date | null;

@@ -10,9 +10,13 @@ export function computeSignature(secret: string, timestamp: number, rawBody: str
   return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
 }
 
-/** The `Service-Signature` value for a body sent at `timestamp` (unix seconds). */
-export function signatureHeader(secret: string, timestamp: number, rawBody: string | Buffer): string {
-  return `t=${timestamp},v1=${computeSignature(secret, timestamp, rawBody)}`;
+/**
+ * The `Service-Signature` value for a body sent at `timestamp` (unix seconds): one `v1` per secret,
+ * the current one first, then a rotated-out one still in its overlap (as Stripe does), so a receiver
+ * verifying with either secret accepts it.
+ */
+export function signatureHeader(secret: string, timestamp: number, rawBody: string | Buffer, ...olderSecrets: string[]): string {
+  return [`t=${timestamp}`, ...[secret, ...olderSecrets].map((s) => `v1=${computeSignature(s, timestamp, rawBody)}`)].join(',');
 }
 
 /**
