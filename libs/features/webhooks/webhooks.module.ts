@@ -11,7 +11,9 @@ import { DeliveryRetentionService } from './delivery-retention.service';
 import { HostResolver } from './host-resolver';
 import { OutboxRelayService } from './outbox-relay.service';
 import { WebhookSender } from './webhook-sender';
+import { WebhookEnableService } from './webhook-enable.service';
 import { WebhookSwitchOffService } from './webhook-switch-off.service';
+import { WebhookSwitchOffWarningService } from './webhook-switch-off-warning.service';
 import { WebhookTestService } from './webhook-test.service';
 import { WebhookTls } from './webhook-tls';
 import { WebhooksService } from './webhooks.service';
@@ -27,6 +29,8 @@ export const WEBHOOK_SERVICES = [
   OutboxRelayService,
   DeliveryRecoveryService,
   WebhookSwitchOffService,
+  WebhookSwitchOffWarningService,
+  WebhookEnableService,
   DeliveryRetentionService,
   DeliveryLogService,
 ];

@@ -3,7 +3,8 @@ import { WebhooksModule } from '../webhooks.module';
 import { IdempotencyModule } from '@web/idempotency';
 import { WebhooksController } from './webhooks.controller';
 import { DeliveriesController } from './deliveries.controller';
+import { EnableController } from './enable.controller';
 
-/** Webhook management over REST, and the webhooks' deliveries. */
-@Module({ imports: [WebhooksModule, IdempotencyModule], controllers: [WebhooksController, DeliveriesController] })
+/** Webhook management over REST, the webhooks' deliveries, and switching one back on. */
+@Module({ imports: [WebhooksModule, IdempotencyModule], controllers: [WebhooksController, DeliveriesController, EnableController] })
 export class WebhooksHttpModule {}

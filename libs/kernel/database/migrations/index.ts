@@ -14,6 +14,7 @@ import { TraceContext1764140000000 } from './1764140000000-TraceContext';
 import { DeliveryAttemptsOnce1764150000000 } from './1764150000000-DeliveryAttemptsOnce';
 import { DocumentOriginalChunks1764160000000 } from './1764160000000-DocumentOriginalChunks';
 import { DeliveryExchange1764170000000 } from './1764170000000-DeliveryExchange';
+import { SwitchOffWarnings1764180500000 } from './1764180500000-SwitchOffWarnings';
 
 export { CHANNELS } from './channels';
 
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   DeliveryAttemptsOnce1764150000000,
   DocumentOriginalChunks1764160000000,
   DeliveryExchange1764170000000,
+  SwitchOffWarnings1764180500000,
 ];
