@@ -397,6 +397,30 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     expect((await db.query(`SELECT series, attempts FROM webhook_deliveries WHERE id = $1`, [did]))[0]).toEqual({ series: 1, attempts: 8 });
   });
 
+  it('switches a switched-off webhook back on with its button (a fresh start; events sent to it again), at desktop and 390 px', async () => {
+    const url = hookUrl('enable');
+    const path = new URL(url).pathname;
+    const id = await restHook(t, url);
+    await db.query(`UPDATE webhooks SET switched_off_at = now(), failing_since = now() - interval '3 days' WHERE id = $1`, [id]);
+    await page.goto(webhooksPage());
+    expect(await page.getByRole('button', { name: `Switch back on ${url}` }).count()).toBe(1);
+    expect(await main()).toContain('Once its receiver answers, switch it back on');
+    await visitCheck(page, 'webhooks-switched-off');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await visitCheck(page, 'webhooks-switched-off-390');
+    await page.setViewportSize({ width: 1280, height: 860 });
+
+    await submit(page, `Switch back on ${url}`);
+    expect(page.url()).toBe(`${webhooksPage()}?done=enabled`);
+    expect(await main()).toContain('The webhook is switched back on');
+    expect(await page.getByRole('button', { name: `Switch back on ${url}` }).count()).toBe(0);
+    await visitCheck(page, 'webhooks-switched-on');
+    expect(await db.query(`SELECT switched_off_at, failing_since FROM webhooks WHERE id = $1`, [id])).toEqual([{ switched_off_at: null, failing_since: null }]);
+    receiver.reply(path, { status: 200 });
+    await endConversation(t);
+    await stateOf(id, 'delivered', 1);
+  });
+
   it('pages through a long log with an Older link (no page numbers), and removes a webhook after a confirmation', async () => {
     const url = hookUrl('long');
     const id = await restHook(t, url);

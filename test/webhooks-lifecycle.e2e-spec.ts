@@ -133,7 +133,9 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
         expect(shown.body.data.switched_off_at).toBe(at.toISOString());
 
         for (const to of [manager.email, owner.email]) {
-          const m = await mail.waitFor(to);
+          // The first run (failing for more than 24 hours) warned them; the second switched it off.
+          const [warning, m] = await mail.waitForCount(to, 2);
+          expect(warning.subject).toBe(`Webhook failing: ${failing.url}`);
           expect(m.subject).toBe(`Webhook switched off: ${failing.url}`);
           expect(m.text).toContain(failing.url);
           expect(m.text).toContain(since.toISOString());
@@ -144,7 +146,7 @@ describe('Webhooks: switch-off, the delivery log, resend, recovery and the 90-da
 
         // Once off, no event is sent to it (and a second run switches nothing again, mails nobody again).
         await jobs.run(MAINTENANCE_JOBS.switchOffFailingWebhooks);
-        expect(mail.to(manager.email)).toHaveLength(1);
+        expect(mail.to(manager.email)).toHaveLength(2);
         await endConversation(t);
         await stateOf(recovering.id, 'delivered');
         await new Promise((r) => setTimeout(r, 300));

@@ -60,8 +60,18 @@ export function checkRange(since: Date | undefined, until: Date | undefined, sin
   if (since && until && until.getTime() <= since.getTime()) throw validationFailed(untilField, `must be later than ${sinceField}`);
 }
 
-/** Deliveries a recovery takes: failed or given up, or waiting for a retry not yet due (one already due is being tried). */
-const RECOVERABLE = `(state IN ('failed', 'given_up') OR (state = 'waiting' AND next_attempt_at > $5::timestamptz))`;
+/** The states a recovery can take deliveries in. */
+export type RecoverableState = 'failed' | 'given_up' | 'waiting';
+
+/** What a recovery takes unless told otherwise: failed, given up and waiting. */
+export const RECOVERABLE_STATES: readonly RecoverableState[] = ['failed', 'given_up', 'waiting'];
+
+/**
+ * Deliveries a recovery takes, of the states given (parameter `$n`, a text array; the time now is
+ * `$5`): failed or given up, or waiting for a retry not yet due (one already due is being tried).
+ */
+const recoverable = (n: number) =>
+  `((state IN ('failed', 'given_up') AND state = ANY ($${n}::text[])) OR (state = 'waiting' AND 'waiting' = ANY ($${n}::text[]) AND next_attempt_at > $5::timestamptz))`;
 
 /**
  * What a manager sees of a webhook's deliveries and what they can do about one: the log (each
@@ -210,36 +220,48 @@ export class DeliveryLogService {
    * How many deliveries a recovery of this webhook in [since, until) would take now, counted up to
    * MAX_BULK_RESEND + 1 at most (never a count of the whole log): the same rows recover picks.
    */
-  async countRecoverable(webhookId: string, since: Date, until?: Date, organisationId?: string): Promise<number> {
+  async countRecoverable(
+    webhookId: string,
+    since: Date,
+    until?: Date,
+    organisationId?: string,
+    states: readonly RecoverableState[] = RECOVERABLE_STATES,
+  ): Promise<number> {
     await this.ownWebhook(webhookId, organisationId);
     checkRange(since, until);
     const [{ n }] = await this.tx.manager.query(
       `SELECT count(*)::int AS n FROM (
          SELECT 1 FROM webhook_deliveries
-          WHERE webhook_id = $1 AND NOT is_test AND created_at >= $2 AND ($3::timestamptz IS NULL OR created_at < $3) AND ${RECOVERABLE}
+          WHERE webhook_id = $1 AND NOT is_test AND created_at >= $2 AND ($3::timestamptz IS NULL OR created_at < $3) AND ${recoverable(6)}
           LIMIT $4) picked`,
-      [webhookId, since.toISOString(), until?.toISOString() ?? null, MAX_BULK_RESEND + 1, this.clock.now().toISOString()],
+      [webhookId, since.toISOString(), until?.toISOString() ?? null, MAX_BULK_RESEND + 1, this.clock.now().toISOString(), [...states]],
     );
     return Number(n);
   }
 
   /**
    * After a receiver's outage: every delivery of one webhook made in [since, until) that failed, was
-   * given up, or is waiting for a retry is sent now, the oldest first and at most MAX_BULK_RESEND
+   * given up, or is waiting for a retry (of those `states`: all three unless told) is sent now, the oldest first and at most MAX_BULK_RESEND
    * per call. Failed and given-up ones start a new series (as resend does for one); waiting ones are
    * tried now (as tryNow does: their scheduled attempt is brought forward, never doubled). Tests
    * are never resent. One statement picks, changes and wakes the workers; rows another request or
    * an attempt's record holds are skipped, not waited for. A waiting delivery already due is being
    * tried and is not picked, so asking again (while `more`) moves on to the rest.
    */
-  async recover(webhookId: string, since: Date, until?: Date, organisationId?: string): Promise<Recovery> {
+  async recover(
+    webhookId: string,
+    since: Date,
+    until?: Date,
+    organisationId?: string,
+    states: readonly RecoverableState[] = RECOVERABLE_STATES,
+  ): Promise<Recovery> {
     await this.ownWebhook(webhookId, organisationId);
     checkRange(since, until);
     const now = this.clock.now().toISOString();
     const [row] = await this.tx.manager.query(
       `WITH candidates AS MATERIALIZED (
          SELECT id, created_at FROM webhook_deliveries
-          WHERE webhook_id = $1 AND NOT is_test AND created_at >= $2 AND ($3::timestamptz IS NULL OR created_at < $3) AND ${RECOVERABLE}
+          WHERE webhook_id = $1 AND NOT is_test AND created_at >= $2 AND ($3::timestamptz IS NULL OR created_at < $3) AND ${recoverable(8)}
           ORDER BY created_at, id
           LIMIT $4 + 1
             FOR UPDATE SKIP LOCKED),
@@ -261,7 +283,7 @@ export class DeliveryLogService {
          SELECT pg_notify($6, $7 || id) FROM soon)
        SELECT (SELECT count(*)::int FROM again) AS resent, (SELECT count(*)::int FROM soon) AS tried_now,
               (SELECT count(*)::int FROM candidates) > $4 AS more, (SELECT count(*)::int FROM woken) AS woken`,
-      [webhookId, since.toISOString(), until?.toISOString() ?? null, MAX_BULK_RESEND, now, CHANNELS.deliveries, TRY_NOW_PREFIX],
+      [webhookId, since.toISOString(), until?.toISOString() ?? null, MAX_BULK_RESEND, now, CHANNELS.deliveries, TRY_NOW_PREFIX, [...states]],
     );
     return { resent: Number(row.resent), triedNow: Number(row.tried_now), more: Boolean(row.more) };
   }

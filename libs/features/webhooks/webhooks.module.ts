@@ -12,7 +12,9 @@ import { HostResolver } from './host-resolver';
 import { OutboxRelayService } from './outbox-relay.service';
 import { WebhookSecretRotationService } from './webhook-secret-rotation.service';
 import { WebhookSender } from './webhook-sender';
+import { WebhookEnableService } from './webhook-enable.service';
 import { WebhookSwitchOffService } from './webhook-switch-off.service';
+import { WebhookSwitchOffWarningService } from './webhook-switch-off-warning.service';
 import { WebhookTestService } from './webhook-test.service';
 import { WebhookTls } from './webhook-tls';
 import { WebhooksService } from './webhooks.service';
@@ -28,6 +30,8 @@ export const WEBHOOK_SERVICES = [
   OutboxRelayService,
   DeliveryRecoveryService,
   WebhookSwitchOffService,
+  WebhookSwitchOffWarningService,
+  WebhookEnableService,
   DeliveryRetentionService,
   DeliveryLogService,
   WebhookSecretRotationService,

@@ -39,6 +39,8 @@ const EVENT_LINES: Record<string, string> = {
 
 const NOTICES: Record<string, string> = {
   removed: 'The webhook was removed: nothing more is sent to it, and its deliveries still waiting were given up.',
+  enabled:
+    'The webhook is switched back on: events are sent to it again from now. Its deliveries given up while it was off can be sent again from its Deliveries page, with the form for after a receiver outage.',
 };
 
 /** The fields of the add form, as the API's own validation names them. */

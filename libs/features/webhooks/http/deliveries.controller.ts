@@ -14,7 +14,7 @@ const ApiDeliveryId = () =>
   ApiParam({ name: 'delivery_id', description: 'Id of the delivery (the body’s `id`).', schema: { type: 'string', pattern: '^[0-9a-f]{32}$' } });
 
 /** A time the DTO's pattern let through; one that does not exist (February 30th, 24:00, an offset of +25:00) is refused like a malformed one. */
-function time(value: string | undefined, field: string, code: 'invalid_request' | 'validation_failed'): Date | undefined {
+export function time(value: string | undefined, field: string, code: 'invalid_request' | 'validation_failed'): Date | undefined {
   if (value === undefined) return undefined;
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(value);
   const offset = /([+-])(\d{2}):(\d{2})$/.exec(value);

@@ -3,8 +3,12 @@ import { WebhooksModule } from '../webhooks.module';
 import { IdempotencyModule } from '@web/idempotency';
 import { WebhooksController } from './webhooks.controller';
 import { DeliveriesController } from './deliveries.controller';
+import { EnableController } from './enable.controller';
 import { SecretRotationController } from './secret-rotation.controller';
 
-/** Webhook management over REST, the webhooks' deliveries, and rotating a webhook's secret. */
-@Module({ imports: [WebhooksModule, IdempotencyModule], controllers: [WebhooksController, DeliveriesController, SecretRotationController] })
+/** Webhook management over REST, the webhooks' deliveries, rotating a webhook's secret, and switching one back on. */
+@Module({
+  imports: [WebhooksModule, IdempotencyModule],
+  controllers: [WebhooksController, DeliveriesController, SecretRotationController, EnableController],
+})
 export class WebhooksHttpModule {}

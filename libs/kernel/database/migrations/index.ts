@@ -15,6 +15,7 @@ import { DeliveryAttemptsOnce1764150000000 } from './1764150000000-DeliveryAttem
 import { DocumentOriginalChunks1764160000000 } from './1764160000000-DocumentOriginalChunks';
 import { DeliveryExchange1764170000000 } from './1764170000000-DeliveryExchange';
 import { WebhookPreviousSecret1764180000000 } from './1764180000000-WebhookPreviousSecret';
+import { SwitchOffWarnings1764180500000 } from './1764180500000-SwitchOffWarnings';
 
 export { CHANNELS } from './channels';
 
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   DocumentOriginalChunks1764160000000,
   DeliveryExchange1764170000000,
   WebhookPreviousSecret1764180000000,
+  SwitchOffWarnings1764180500000,
 ];

@@ -9,7 +9,7 @@ import { GIVE_UP_REASONS } from '../../model/give-up';
 
 /** An ISO 8601 time with its offset (`Z` or `±hh:mm`), to the minute at least. */
 export const TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
-const TIME_RULE = { message: '$property must be an ISO 8601 time with its offset, for example 2026-11-27T08:00:00Z' };
+export const TIME_RULE = { message: '$property must be an ISO 8601 time with its offset, for example 2026-11-27T08:00:00Z' };
 const DELIVERY_ID_PATTERN = '^[0-9a-f]{32}$';
 
 const STATE_WORDS =
