@@ -18,6 +18,7 @@ import { Res } from './support/webhook-kit';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookStand, WebhookStand } from './support/webhook-stand';
 import { startWebhookWorker } from './support/webhook-worker';
+import { holdInside } from './support/hold';
 
 const SLOW = 90_000;
 jest.setTimeout(SLOW);
@@ -226,17 +227,7 @@ describe('Webhooks: switching one back on, and the warning before the switch-off
 
       // In progress: the first request is held inside the enabling while the second arrives with its key.
       await switchOff(w.id);
-      const enabling = api.app.get(WebhookEnableService);
-      const real = enabling.enable.bind(enabling);
-      let entered!: () => void;
-      const inside = new Promise<void>((r) => (entered = r));
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      jest.spyOn(enabling, 'enable').mockImplementation(async (...args) => {
-        entered();
-        await gate;
-        return real(...args);
-      });
+      const { inside, release } = holdInside(api.app.get(WebhookEnableService), 'enable');
       const held = `ik-${rand()}`;
       const firstHeld = Promise.resolve(call(t, 'post', path, {}, held));
       await inside;

@@ -14,6 +14,7 @@ import { Res } from './support/webhook-kit';
 import { RECEIVER_DOMAIN, WebhookReceiver } from './support/webhook-receiver';
 import { MadeHook, startWebhookStand, WebhookStand } from './support/webhook-stand';
 import { startWebhookWorker } from './support/webhook-worker';
+import { holdInside } from './support/hold';
 
 const SLOW = 90_000;
 jest.setTimeout(SLOW);
@@ -392,17 +393,7 @@ describe('Webhooks: the exchange of each attempt, and deliveries over the API', 
       expectError(await call(t, 'post', `/v1/webhooks/${w.id}/deliveries/${d.id}/resend`, undefined, key), 422, 'idempotency_key_reused', 'POST', RESEND);
 
       // In progress: the first request is held inside the resend while the second arrives with its key.
-      const log = api.app.get(DeliveryLogService);
-      const real = log.resendOrTryNow.bind(log);
-      let entered!: () => void;
-      const inside = new Promise<void>((r) => (entered = r));
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      jest.spyOn(log, 'resendOrTryNow').mockImplementation(async (...args) => {
-        entered();
-        await gate;
-        return real(...args);
-      });
+      const { inside, release } = holdInside(api.app.get(DeliveryLogService), 'resendOrTryNow');
       const held = `ik-${rand()}`;
       const heldPath = `/v1/webhooks/${w.id}/deliveries/${(await failedRow()).id}/resend`;
       // Sent now (supertest sends when a promise is asked of it).

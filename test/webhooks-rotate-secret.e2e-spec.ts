@@ -14,6 +14,7 @@ import { until } from './support/until';
 import { Res } from './support/webhook-kit';
 import { ReceivedRequest, WebhookReceiver } from './support/webhook-receiver';
 import { MadeHook, startWebhookStand, WebhookStand } from './support/webhook-stand';
+import { holdInside } from './support/hold';
 
 const SLOW = 90_000;
 jest.setTimeout(SLOW);
@@ -121,17 +122,7 @@ describe('Webhooks: rotating the signing secret', () => {
     expectError(await rotate(t, w, { current_secret: w.secret, expires_in_seconds: 60 }, key), 422, 'idempotency_key_reused');
 
     // In progress: the first request is held inside the rotation while the second arrives with its key.
-    const rotation = api.app.get(WebhookSecretRotationService);
-    const real = rotation.rotate.bind(rotation);
-    let entered!: () => void;
-    const inside = new Promise<void>((r) => (entered = r));
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    jest.spyOn(rotation, 'rotate').mockImplementation(async (...args) => {
-      entered();
-      await gate;
-      return real(...args);
-    });
+    const { inside, release } = holdInside(api.app.get(WebhookSecretRotationService), 'rotate');
     const held = `ik-${rand()}`;
     const firstHeld = Promise.resolve(rotate(t, w, { current_secret: data.secret, expires_in_seconds: 0 }, held));
     await inside;
