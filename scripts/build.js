@@ -9,11 +9,13 @@ const path = require('node:path');
 const root = path.resolve(__dirname, '..');
 /**
  * Read at run time beside the compiled code: the Integrations section's templates, stylesheet and
- * script (the web kit's console, and each feature's console/views).
+ * script (the web kit's console, and each feature's console/views), and the OpenAPI description's
+ * recorded examples.
  */
 const RUNTIME_FILES = [
   'libs/web/console/views',
   'libs/web/console/assets',
+  'libs/web/openapi/examples',
   ...readdirSync(path.join(root, 'libs/features'))
     .map((feature) => `libs/features/${feature}/console/views`)
     .filter((dir) => existsSync(path.join(root, dir))),

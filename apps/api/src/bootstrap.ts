@@ -26,7 +26,8 @@ import { ApiModule } from './api.module';
 import { CONSOLE_AREA } from '@web/console';
 import { documentJsonLimit } from '@features/documents/http';
 import { requestMetrics } from './metrics/request-metrics';
-import { OpenApiDocument } from '@web/openapi';
+import { OpenApiDocument, recordedExamples } from '@web/openapi';
+import { scimOpenApiPart } from '@features/scim/http';
 import { loadTls } from './tls';
 
 /** Paths whose POST also takes multipart/form-data (parsed by their own handler). */
@@ -93,6 +94,6 @@ export async function createApiApp(config: AppConfig = AppConfig.fromEnv(), extr
   app.useGlobalPipes(new ApiValidationPipe());
   await app.init();
   routes.loadFrom(app.getHttpAdapter().getInstance());
-  app.get(OpenApiDocument).build(app);
+  app.get(OpenApiDocument).build(app, { parts: [scimOpenApiPart()], examples: recordedExamples() });
   return app;
 }

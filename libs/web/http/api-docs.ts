@@ -28,13 +28,37 @@ export function ApiData(model: Type<unknown>, options: { status?: number; list?:
   );
 }
 
+/**
+ * The error envelope of an answer that can carry only `codes`: the description's per-operation
+ * form of `components.schemas.Error`, so that a generated client can type each call's errors.
+ */
+export function errorSchema(codes: readonly ErrorCode[]): SchemaObject {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['code', 'message'],
+        properties: { code: { type: 'string', enum: [...codes] }, message: { type: 'string' } },
+      },
+    },
+  };
+}
+
+/** The codes an error answer's schema lists (none when it is not an errorSchema). */
+export function codesOfErrorSchema(schema: unknown): ErrorCode[] {
+  const code = (schema as { properties?: { error?: { properties?: { code?: { enum?: unknown } } } } } | undefined)?.properties?.error?.properties?.code;
+  return Array.isArray(code?.enum) ? (code.enum as ErrorCode[]) : [];
+}
+
 /** The additional error answers of a call (the contract's "Extra errors" column). */
 export function ApiErrors(...codes: ErrorCode[]) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const c of codes) byStatus.set(STATUS_BY_CODE[c], [...(byStatus.get(STATUS_BY_CODE[c]) ?? []), c]);
   return applyDecorators(
-    ...[...byStatus].map(([status, list]) =>
-      ApiResponse({ status, description: list.map((c) => `\`${c}\``).join(', '), schema: { $ref: '#/components/schemas/Error' } }),
-    ),
+    ...[...byStatus].map(([status, list]) => ApiResponse({ status, description: list.map((c) => `\`${c}\``).join(', '), schema: errorSchema(list) })),
   );
 }

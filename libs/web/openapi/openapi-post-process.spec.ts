@@ -15,7 +15,7 @@ describe('toOpenApi31Nullables', () => {
 
   it("wraps a nullable allOf (swagger's form of a nullable nested DTO) so that null is accepted", () => {
     expect(toOpenApi31Nullables({ type: 'object', nullable: true, allOf: [{ $ref: '#/components/schemas/T' }] })).toEqual({
-      oneOf: [{ allOf: [{ $ref: '#/components/schemas/T' }] }, { type: 'null' }],
+      oneOf: [{ $ref: '#/components/schemas/T' }, { type: 'null' }],
     });
   });
 

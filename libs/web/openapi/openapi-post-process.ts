@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ERROR_CODES, ErrorCode } from '@kernel/core';
-import { MAX_BODY_ARRAY, STATUS_BY_CODE, NO_NUL } from '@web/http';
+import { codesOfErrorSchema, errorSchema, MAX_BODY_ARRAY, STATUS_BY_CODE, NO_NUL } from '@web/http';
 
 type Json = Record<string, unknown>;
 
@@ -17,7 +17,9 @@ export function toOpenApi31Nullables(node: unknown): unknown {
     if (out.$ref || out.allOf || out.oneOf || out.anyOf) {
       const { description, type: _type, ...schema } = out;
       void _type;
-      return { ...(description ? { description } : {}), oneOf: [schema, { type: 'null' }] };
+      // A lone `allOf: [{$ref}]` is that $ref (linters flag a one-schema allOf as illogical).
+      const only = Object.keys(schema).length === 1 && Array.isArray(schema.allOf) && schema.allOf.length === 1 ? (schema.allOf[0] as Json) : schema;
+      return { ...(description ? { description } : {}), oneOf: [only, { type: 'null' }] };
     }
     if (typeof out.type === 'string') out.type = [out.type, 'null'];
     else if (Array.isArray(out.type)) out.type = [...new Set([...(out.type as string[]), 'null'])];
@@ -89,6 +91,13 @@ const COMMON_ERROR_CODES: Array<[ErrorCode, string?]> = [
   ['server_error', 'an unexpected error; the message carries an error id'],
 ];
 
+/** The codes of COMMON_ERROR_CODES by status. */
+export function commonErrorCodes(): Map<number, ErrorCode[]> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const [code] of COMMON_ERROR_CODES) byStatus.set(STATUS_BY_CODE[code], [...(byStatus.get(STATUS_BY_CODE[code]) ?? []), code]);
+  return byStatus;
+}
+
 /** The common error answers by status, the status of each code taken from the one table (STATUS_BY_CODE). */
 export function commonErrors(): Record<string, string> {
   const byStatus = new Map<number, string[]>();
@@ -130,34 +139,16 @@ const rateLimitHeaderRefs = (withRetryAfter: boolean): Json =>
   );
 
 /**
- * Finishes the generated document: the 3.1 nullable form, build 47 in `info`, the error
- * envelope schema, the common error answers of every authenticated call, `X-Request-Id`, and the
- * rate-limit fields on the answers of every authenticated call.
+ * Finishes the generated document: the 3.1 nullable form, build 47 in `info`, the common error
+ * answers of every authenticated call, each error answer's schema listing the codes that call can
+ * answer (SCIM's error schema under /scim/), `X-Request-Id`, and the rate-limit fields on the
+ * answers of every authenticated call.
  */
 export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
   const out = toOpenApi31Nullables(doc) as OpenAPIObject & Json;
   out.openapi = '3.1.0';
   (out.info as unknown as Json)['x-build'] = 47;
   out.components = out.components ?? {};
-  out.components.schemas = {
-    ...(out.components.schemas ?? {}),
-    Error: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['error'],
-      properties: {
-        error: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['code', 'message'],
-          properties: {
-            code: { type: 'string', enum: [...ERROR_CODES] },
-            message: { type: 'string' },
-          },
-        },
-      },
-    },
-  } as never;
   closeObjects(out.components.schemas as Record<string, Json>);
   stateRequestLimits(out);
   out.components.headers = {
@@ -165,7 +156,8 @@ export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
     ...RATE_LIMIT_HEADERS,
   } as never;
   const common = commonErrors();
-  for (const item of Object.values(out.paths ?? {})) {
+  const commonCodes = commonErrorCodes();
+  for (const [path, item] of Object.entries(out.paths ?? {})) {
     for (const op of Object.values(item as Json) as Json[]) {
       if (!op || typeof op !== 'object' || !op.responses) continue;
       const responses = op.responses as Record<string, Json>;
@@ -173,10 +165,21 @@ export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
       if (!isPublic) {
         for (const [status, description] of Object.entries(common)) {
           const own = responses[status];
-          responses[status] = own
-            ? { ...own, description: `${own.description}; ${description}` }
-            : { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+          responses[status] = own ? { ...own, description: `${own.description}; ${description}` } : { description };
         }
+      }
+      // Each error answer lists the codes this call can answer: its own (ApiErrors) and, for a call
+      // that needs a key, the front door's of that status.
+      const scim = path.startsWith('/scim/');
+      for (const [status, r] of Object.entries(responses)) {
+        if (Number(status) < 400) continue;
+        if (scim) {
+          r.content = { 'application/scim+json': { schema: { $ref: '#/components/schemas/ScimError' } } };
+          continue;
+        }
+        const own = codesOfErrorSchema((r.content as Json | undefined)?.['application/json'] && ((r.content as Json)['application/json'] as Json).schema);
+        const codes = [...new Set([...own, ...(isPublic ? [] : (commonCodes.get(Number(status)) ?? []))])];
+        r.content = { 'application/json': { schema: errorSchema(codes.length ? codes : ERROR_CODES.filter((c) => STATUS_BY_CODE[c] === Number(status))) } };
       }
       for (const [status, r] of Object.entries(responses)) {
         if (r.content) r.headers = { ...((r.headers as Json) ?? {}), 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };

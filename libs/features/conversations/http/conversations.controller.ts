@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { PageQueryDto, ApiData, ApiDataArray } from '@web/http';
+import { PageQueryDto, ApiData, ApiDataArray, errorSchema } from '@web/http';
 import { ConversationsService } from '../conversations.service';
 import { presentConversation, presentFact, presentSummary, presentTurn } from './conversation.presenter';
 import { ConversationIdPipe } from './conversation-id.pipe';
@@ -82,7 +82,7 @@ export class ConversationsController {
   @ApiResponse({
     status: 404,
     description: '`not_found`: conversation review is off for the organisation, or no summary has been written yet (the message says which)',
-    schema: { $ref: '#/components/schemas/Error' },
+    schema: errorSchema(['not_found']),
   })
   async summary(@CurrentPrincipal() p: Principal, @Param('id', ConversationIdPipe) id: string): Promise<{ data: SummaryDto }> {
     return { data: presentSummary(await this.conversations.summary(p.organisationId, id)) };
