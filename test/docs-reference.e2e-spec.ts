@@ -88,6 +88,8 @@ describe('GET /docs (the rendered reference)', () => {
       // The whole reference is one very long page: the picture is of the first screen.
       mkdirSync(SCREENSHOTS_DIR, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOTS_DIR, `docs-${label}.png`) });
+      await page.locator('[data-section-id="operation/createWebhook"]').first().scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SCREENSHOTS_DIR, `docs-${label}-operation.png`) });
       const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
       expect(
         serious.map(

@@ -42,7 +42,8 @@ const START = `Redoc.init('/v1/openapi.json', ${JSON.stringify(REDOC_OPTIONS)}, 
  * Where Redoc's own styles fail WCAG 2.2 AA: a long property name (a SCIM schema URN) would widen
  * the schema table under the dark samples panel, and the samples' fold buttons are 15 px targets.
  */
-const STYLES = `.property-name, .redoc-wrap td { overflow-wrap: anywhere; word-break: break-word; }
+const STYLES = `body { margin: 0; }
+.property-name, .redoc-wrap td { overflow-wrap: anywhere; word-break: break-word; }
 .redoc-json code { line-height: 24px; }
 .redoc-json .collapser { width: 24px !important; height: 24px !important; top: 0 !important; left: -28px !important; }
 `;

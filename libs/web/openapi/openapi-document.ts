@@ -24,6 +24,21 @@ export interface OpenApiSources {
   examples?: Record<string, OperationExamples>;
 }
 
+/**
+ * Every tag in the order a reader meets it (the first operation of each, then the events), with
+ * the descriptions given: renderers list tags in the order of `tags`.
+ */
+function orderedTags(doc: OpenAPIObject, described: Array<{ name: string; description?: string }>): Array<{ name: string; description?: string }> {
+  const names: string[] = [];
+  const operations = [...Object.values(doc.paths ?? {}), ...Object.values((doc as { webhooks?: Record<string, object> }).webhooks ?? {})];
+  for (const item of operations)
+    for (const op of Object.values(item) as Array<{ tags?: string[] }>) for (const t of op?.tags ?? []) if (!names.includes(t)) names.push(t);
+  return names.map((name) => ({
+    name,
+    ...(described.find((t) => t.name === name)?.description ? { description: described.find((t) => t.name === name)!.description } : {}),
+  }));
+}
+
 /** The OpenAPI 3.1 description, generated from the code once at start, with a strong ETag. */
 @Injectable()
 export class OpenApiDocument {
@@ -49,8 +64,9 @@ export class OpenApiDocument {
       generated.tags = [...(generated.tags ?? []), ...(part.tags ?? [])];
     }
     const doc = finishDocument(generated);
-    const { webhooks, schemas } = webhooksSection();
+    const { webhooks, schemas, tag } = webhooksSection();
     (doc as unknown as Record<string, unknown>).webhooks = webhooks;
+    doc.tags = orderedTags(doc, [...(doc.tags ?? []), tag]);
     doc.components!.schemas = { ...(doc.components!.schemas ?? {}), ...schemas } as never;
     addExamples(doc, sources.examples ?? {});
     this.doc = doc;

@@ -8,12 +8,12 @@ const EVENTS: { [E in EventName]: { when: string; data: Record<keyof EventPayloa
   'conversation.ended': {
     when: 'A conversation in the organisation ended, once it has at least one turn.',
     data: { conversation_id: 'Id of the conversation (read it with `GET /v1/conversations/{id}`).' },
-    example: { conversation_id: '4180' },
+    example: { conversation_id: '6f1c0e8a4b2d4f7e9a0b1c2d3e4f5a6b' },
   },
   'summary.ready': {
     when: "A conversation's summary was written or rewritten.",
     data: { conversation_id: 'Id of the conversation whose summary is ready (`GET /v1/conversations/{id}/summary`).' },
-    example: { conversation_id: '4180' },
+    example: { conversation_id: '6f1c0e8a4b2d4f7e9a0b1c2d3e4f5a6b' },
   },
   'document.translated': {
     when: 'A document sent through the API was translated into one of its languages.',
@@ -36,8 +36,9 @@ const EVENTS: { [E in EventName]: { when: string; data: Record<keyof EventPayloa
   },
 };
 
-/** The delivery's id: 32 lowercase hex characters. */
+/** The delivery's id, and a conversation's: 32 lowercase hex characters (other ids are strings of digits). */
 export const DELIVERY_ID_PATTERN = '^[0-9a-f]{32}$';
+const HEX_ID_PATTERN = DELIVERY_ID_PATTERN;
 
 /** The component name of an event's body schema: `conversation.ended` → `ConversationEndedEvent`. */
 export const eventSchemaName = (event: string): string =>
@@ -56,7 +57,11 @@ function eventSchema(event: EventName): Json {
     properties: Object.fromEntries(
       Object.entries(fields).map(([name, description]) => [
         name,
-        name === 'language' ? { type: 'string', minLength: 1, description } : { type: 'string', pattern: ID_PATTERN.source, description },
+        {
+          type: 'string',
+          ...(name === 'language' ? { minLength: 1 } : { pattern: name === 'conversation_id' ? HEX_ID_PATTERN : ID_PATTERN.source }),
+          description,
+        },
       ]),
     ),
   };
@@ -95,7 +100,7 @@ While a secret is being rotated the header carries one \`v1=\` value per live se
  * The OpenAPI 3.1 `webhooks` section: one entry per event the service sends, its body (a component
  * schema), an example, and the `Service-Signature` header; and the schemas it refers to.
  */
-export function webhooksSection(): { webhooks: Json; schemas: Json } {
+export function webhooksSection(): { webhooks: Json; schemas: Json; tag: { name: string; description: string } } {
   const webhooks: Json = {};
   const schemas: Json = {};
   for (const event of EVENT_NAMES) {
@@ -127,5 +132,10 @@ export function webhooksSection(): { webhooks: Json; schemas: Json } {
       },
     };
   }
-  return { webhooks, schemas };
+  const tag = {
+    name: 'Events',
+    description:
+      "What the service POSTs to a webhook's address (see Webhooks to add one). Every delivery is signed (`Service-Signature`); it can arrive more than once and out of order: `id` discards a repeat, `occurred_at` gives the order.",
+  };
+  return { webhooks, schemas, tag };
 }
