@@ -1,12 +1,14 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { writeFileSync } from 'node:fs';
+import { Agent } from 'node:https';
 import { join } from 'node:path';
+import request from 'supertest';
 import { CasesService } from '@features/cases';
 import { ConversationIngestService } from '@features/conversations';
 import { OrganisationsService } from '@features/organisations';
 import { operationKey, OperationExamples, recordedExamples } from '@web/openapi';
-import { Tenant } from './support/api';
+import { makeTenant, Tenant } from './support/api';
 import { scimTenant, SCIM, patchOp } from './support/scim-client';
 import { startWebhookStand, WebhookStand } from './support/webhook-stand';
 import { until } from './support/until';
@@ -63,6 +65,10 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
   const mismatches: string[] = [];
   /** Operations answered 2xx in this run. */
   const reached = new Set<string>();
+  /** The path parameters of each operation's successful call, for the refusals probed afterwards. */
+  const liveParams: Record<string, Record<string, string>> = {};
+  let tenant: Tenant | undefined;
+  const probeStats: Record<string, number> = {};
   const rand = () => Math.random().toString(36).slice(2, 8);
 
   beforeAll(async () => {
@@ -73,13 +79,27 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
   afterAll(() => stand?.close(), 60000);
 
   /** One call as a partner makes it; its answer is checked against the document and recorded. */
-  async function call(t: Tenant, method: string, template: string, params: Record<string, string> = {}, body?: unknown): Promise<Res> {
+  async function call(
+    t: Tenant,
+    method: string,
+    template: string,
+    params: Record<string, string> = {},
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Res> {
     const path = template.replace(/\{([a-z_]+)\}/g, (_, name: string) => encodeURIComponent(params[name]));
     const query = params.query ? `?${params.query}` : '';
     const scim = template.startsWith('/scim/');
-    let req = stand.api.http()[method.toLowerCase() as 'get'](`${path}${query}`).set(t.auth);
-    if (body !== undefined) req = req.set('Content-Type', scim ? 'application/scim+json' : 'application/json').send(JSON.stringify(body));
+    let req = request(stand.api.url)[method.toLowerCase() as 'get'](`${path}${query}`).set(t.auth);
+    // A call without a valid key comes from an address of its own: 60 refusals from one address in a
+    // minute would make every later call answer 429 (the refused-key throttle), hiding the answers probed.
+    if (!/^Bearer svc_[0-9a-f]{64}$/.test(t.auth.Authorization) || t.auth.Authorization.endsWith('0'.repeat(64))) req = req.agent(nextLoopbackAgent());
+    if (body instanceof Raw) req = req.set('Content-Type', body.type).send(body.text);
+    else if (body !== undefined) req = req.set('Content-Type', scim ? 'application/scim+json' : 'application/json').send(JSON.stringify(body));
+    req = req.set(headers);
     const res = (await req) as unknown as Res;
+    const sk = `${res.status} ${res.body?.error?.code ?? res.body?.scimType ?? ''}`;
+    probeStats[sk] = (probeStats[sk] ?? 0) + 1;
     const op = doc.paths[template]?.[method.toLowerCase()];
     if (!op) throw new Error(`${method} ${template} is not in the document`);
     const documented = op.responses[String(res.status)];
@@ -94,8 +114,11 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
       const problem = check(media.schema, res.body);
       if (problem) mismatches.push(`${key} ${res.status}: ${problem}\n${res.text}`);
     }
-    if (res.status < 300) reached.add(key);
-    if (res.status < 300 && body !== undefined && entry.request === undefined) entry.request = body;
+    if (res.status < 300) {
+      reached.add(key);
+      liveParams[key] ??= params;
+    }
+    if (res.status < 300 && body !== undefined && !(body instanceof Raw) && entry.request === undefined) entry.request = body;
     if (media && entry.responses[res.status] === undefined) entry.responses[res.status] = res.body;
     return res;
   }
@@ -107,6 +130,7 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
   it('reaches every operation with a successful call, each answer as the document says', async () => {
     const { api, db, receiver } = stand;
     const t = await scimTenant(api);
+    tenant = t;
     await api.app.get(OrganisationsService).setConversationReview(t.organisationId, true);
 
     // Who am I, and the permissions a group may carry.
@@ -300,6 +324,44 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
     if (RECORD) writeFileSync(FIXTURE, `${JSON.stringify(sortKeys(recorded), null, 2)}\n`);
   }, 180000);
 
+  it("every refusal the service answers is documented: its status on the operation, its code in that status's list", async () => {
+    // The live objects of the scenario above; the probes refuse before changing anything, and none deletes.
+    const t = tenant ?? fail('the scenario above makes the tenant');
+    const scopeless = await makeTenant(stand.api.app, []);
+    const before = mismatches.length;
+    const bodies: unknown[] = [{ zz_unknown: 1 }, [], 'text', { name: '' }, { events: ['no.such.event'] }, { permissions: ['no_such'] }];
+    for (const [method, template, op] of operationsOf(doc)) {
+      const key = operationKey(method, template);
+      const live = liveParams[key] ?? {};
+      const names = [...template.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]);
+      const withAll = (value: string) => Object.fromEntries(names.map((n) => [n, value]));
+      await call(scopeless, method, template, live);
+      await call({ ...t, auth: { Authorization: `Bearer svc_${'0'.repeat(64)}` } }, method, template, live);
+      await call({ ...t, auth: { Authorization: 'Basic eDp5' } }, method, template, live);
+      if (names.length) {
+        await call(t, method, template, withAll('999999999'));
+        await call(t, method, template, withAll('abc'));
+        await call(t, method, template, withAll('0'));
+      }
+      if (method === 'DELETE') continue;
+      await call(t, method, template, { ...live, query: 'zz_unknown=1' });
+      await call(t, method, template, { ...live, query: 'limit=0&cursor=' });
+      if (method === 'GET') continue;
+      for (const body of bodies) await call(t, method, template, live, body);
+      await call(t, method, template, live, new Raw('{"a":', 'application/json'));
+      await call(t, method, template, live, new Raw('hello', 'text/plain'));
+      if (op.parameters?.some((p: Json) => p.name === 'Idempotency-Key')) {
+        await call(t, method, template, live, { zz_unknown: 1 }, { 'Idempotency-Key': 'x'.repeat(300) });
+      }
+    }
+    // The probes reached the answers they are for, not only the front door's.
+    for (const answer of ['401 unauthorised', '403 scope_missing', '404 not_found', '400 invalid_request', '422 validation_failed', '400 invalidSyntax']) {
+      expect({ answer, seen: (probeStats[answer] ?? 0) > 0 }).toEqual({ answer, seen: true });
+    }
+    expect(probeStats['429 rate_limited'] ?? 0).toBeLessThan(5);
+    expect(mismatches.slice(before)).toEqual([]);
+  }, 180000);
+
   it('the committed examples cover every operation: a success answer, and the request where it takes a body', () => {
     const examples = recordedExamples();
     const missing: string[] = [];
@@ -351,6 +413,21 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
     expect(problems).toEqual([]);
   });
 });
+
+let loopback = 0;
+/** An HTTPS agent whose connections leave from the next loopback address (127.0.1.1, 127.0.1.2, …). */
+function nextLoopbackAgent(): Agent {
+  loopback++;
+  return new Agent({ localAddress: `127.0.${1 + Math.floor(loopback / 250)}.${1 + (loopback % 250)}`, rejectUnauthorized: false, keepAlive: false });
+}
+
+/** A body sent as it is, in its own content type (the probes' malformed bodies). */
+class Raw {
+  constructor(
+    readonly text: string,
+    readonly type: string,
+  ) {}
+}
 
 /** The fixture in a stable order (operations by key), so that a re-recording diffs by content. */
 function sortKeys(recorded: Record<string, OperationExamples>): Record<string, OperationExamples> {

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { EVENT_NAMES } from '@kernel/events';
 import { makeTenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 
@@ -43,9 +44,47 @@ describe('GET /v1/openapi.json', () => {
   it('documents every call with its answers and the common error answers', () => {
     const me = doc.paths['/v1/me'].get;
     expect(Object.keys(me.responses).sort()).toEqual(['200', '400', '401', '403', '404', '405', '429', '500']);
-    expect(me.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(me.responses['401'].content['application/json'].schema.properties.error.properties.code.enum).toEqual(['unauthorised']);
     expect(doc.paths['/v1/openapi.json']).toBeUndefined(); // served, not described as an operation
-    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toContain('idempotency_key_reused');
+    expect(doc.paths['/docs']).toBeUndefined();
+  });
+
+  it("lists on each error answer the codes that call can answer: the front door's and its own", () => {
+    const codes = (path: string, method: string, status: string): string[] =>
+      doc.paths[path][method].responses[status].content['application/json'].schema.properties.error.properties.code.enum;
+    expect(codes('/v1/me', 'get', '403')).toEqual(['module_off', 'scope_missing', 'ip_not_allowed']);
+    expect(codes('/v1/webhooks', 'post', '422').sort()).toEqual(['idempotency_key_reused', 'validation_failed']);
+    expect(codes('/v1/webhooks', 'post', '409')).toEqual(['idempotency_key_in_use']);
+    expect(codes('/v1/webhooks/{id}/test', 'post', '429')).toEqual(['rate_limited']);
+    expect(codes('/v1/documents', 'post', '413').sort()).toEqual(['file_too_large', 'text_too_long']);
+  });
+
+  it('names this installation as its server (PUBLIC_BASE_URL)', () => {
+    expect(doc.servers).toEqual([{ url: api.config.publicBaseUrl, description: expect.any(String) }]);
+  });
+
+  it('has a webhooks section: every event, its body, an example and the Service-Signature header', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_NAMES].sort());
+    for (const event of EVENT_NAMES) {
+      const post = doc.webhooks[event].post;
+      const body = doc.components.schemas[post.requestBody.content['application/json'].schema.$ref.split('/').pop()];
+      expect(body.required).toEqual(['id', 'event', 'occurred_at', 'data']);
+      expect(body.properties.event.const).toBe(event);
+      expect(post.requestBody.content['application/json'].example.event).toBe(event);
+      expect(post.parameters).toEqual([expect.objectContaining({ name: 'Service-Signature', in: 'header', required: true })]);
+    }
+    expect(doc.components.schemas.DocumentTranslatedEvent.properties.data.required).toEqual(['document_id', 'case_id', 'language']);
+  });
+
+  it('describes SCIM under /scim/v2/ with application/scim+json, the document its discovery points at', async () => {
+    expect(doc.paths['/scim/v2/Users'].post.requestBody.content['application/scim+json'].schema).toEqual({ $ref: '#/components/schemas/ScimUser' });
+    expect(doc.paths['/scim/v2/Users'].get.responses['200'].content['application/scim+json']).toBeDefined();
+    expect(doc.paths['/scim/v2/Groups/{id}'].patch.responses['404'].content['application/scim+json'].schema).toEqual({
+      $ref: '#/components/schemas/ScimError',
+    });
+    const t = await makeTenant(api.app);
+    const config = await api.http().get('/scim/v2/ServiceProviderConfig').set(t.auth);
+    expect(config.body.documentationUri).toBe(`${api.config.publicBaseUrl}/v1/openapi.json`);
   });
 
   it('answers match the document', async () => {

@@ -52,3 +52,14 @@ body that is not UTF-8 answers 400; nothing is stored in place of what was sent.
 within 10 seconds, a body never idle for 10 seconds, the whole request within 300 seconds, by default)
 answers 408 \`invalid_request\` and the connection is closed.
 `.trim();
+
+/** What each tag of the REST interface groups, as the reference's sections introduce them. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Connection: 'The connection the key belongs to: its organisation and scopes.',
+  Groups: "The organisation's groups and the permissions each grants its people.",
+  People: "The organisation's people (users) and the invitations sent to new ones.",
+  Cases: 'Cases, which hold conversations and documents; a conversation is started from a case.',
+  Conversations: 'Interpreted conversations of the organisation, their facts, transcripts and summaries (read only).',
+  Webhooks: "The connection's webhooks, their delivery log, resends, recovery, secret rotation and switching back on. What is sent is under Events.",
+  Documents: 'Texts and files sent for translation, and their translations.',
+};

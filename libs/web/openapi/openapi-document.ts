@@ -2,7 +2,7 @@ import { INestApplication, Injectable } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { createHash } from 'node:crypto';
 import { AppConfig } from '@kernel/config';
-import { API_DESCRIPTION } from './api-description';
+import { API_DESCRIPTION, TAG_DESCRIPTIONS } from './api-description';
 import { addExamples, OperationExamples } from './openapi-examples';
 import { finishDocument } from './openapi-post-process';
 import { webhooksSection } from './webhooks-description';
@@ -66,7 +66,7 @@ export class OpenApiDocument {
     const doc = finishDocument(generated);
     const { webhooks, schemas, tag } = webhooksSection();
     (doc as unknown as Record<string, unknown>).webhooks = webhooks;
-    doc.tags = orderedTags(doc, [...(doc.tags ?? []), tag]);
+    doc.tags = orderedTags(doc, [...Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })), ...(doc.tags ?? []), tag]);
     doc.components!.schemas = { ...(doc.components!.schemas ?? {}), ...schemas } as never;
     addExamples(doc, sources.examples ?? {});
     this.doc = doc;

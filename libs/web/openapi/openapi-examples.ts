@@ -22,6 +22,20 @@ export function recordedExamples(): Record<string, OperationExamples> {
 }
 
 /**
+ * An example without its `$ref` members (SCIM's URI of a group member or manager): OpenAPI tools
+ * read every `$ref` member as a reference to resolve, an example's too, and fail on these.
+ */
+export function withoutRefMembers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutRefMembers);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Json)
+      .filter(([k]) => k !== '$ref')
+      .map(([k, v]) => [k, withoutRefMembers(v)]),
+  );
+}
+
+/**
  * Puts each recorded example on its operation: the request body on every JSON media type of the
  * request, each answer on its status's media type. An operation or status with nothing recorded
  * keeps no example (test/openapi-examples.e2e-spec.ts requires one on every operation).
@@ -34,11 +48,11 @@ export function addExamples(doc: OpenAPIObject, examples: Record<string, Operati
       if (!recorded) continue;
       const content = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
       if (recorded.request !== undefined) {
-        for (const [type, media] of Object.entries(content)) if (/json$/.test(type)) media.example = recorded.request;
+        for (const [type, media] of Object.entries(content)) if (/json$/.test(type)) media.example = withoutRefMembers(recorded.request);
       }
       for (const [status, body] of Object.entries(recorded.responses)) {
         const response = (op.responses as Record<string, Json>)[status];
-        for (const media of Object.values((response?.content ?? {}) as Record<string, Json>)) media.example = body;
+        for (const media of Object.values((response?.content ?? {}) as Record<string, Json>)) media.example = withoutRefMembers(body);
       }
     }
   }

@@ -23,7 +23,7 @@ function attrSchema(a: AttrDef): Json {
     one = {
       type: 'object',
       additionalProperties: true,
-      ...(a.subAttributes ? { properties: Object.fromEntries(a.subAttributes.map((s) => [s.name, attrSchema(s)])) } : {}),
+      ...(a.subAttributes ? members(a.subAttributes) : {}),
     };
   } else if (a.type === 'boolean') one = { type: 'boolean' };
   else if (a.type === 'dateTime') one = { type: 'string', format: 'date-time' };
@@ -32,16 +32,25 @@ function attrSchema(a: AttrDef): Json {
   return a.name === 'id' ? { ...described, pattern: ID_SCHEMA_PATTERN } : described;
 }
 
+/**
+ * The sub-attributes of a complex attribute as `properties`; SCIM's `$ref` (a member's or
+ * manager's URI) as `patternProperties`, since OpenAPI tools read a `$ref` key anywhere as a
+ * reference to resolve.
+ */
+function members(list: AttrDef[]): Json {
+  const named = list.filter((s) => s.name !== '$ref');
+  const ref = list.find((s) => s.name === '$ref');
+  return {
+    properties: Object.fromEntries(named.map((s) => [s.name, attrSchema(s)])),
+    ...(ref ? { patternProperties: { '^\\$ref$': attrSchema(ref) } } : {}),
+  };
+}
+
 function resourceSchema(r: ResourceDef): Json {
   const properties: Json = { schemas: { type: 'array', maxItems: 1000, items: { type: 'string' }, description: 'Schema URNs of the resource.' } };
   for (const a of [...r.common, ...r.core.attributes]) properties[a.name] = attrSchema(a);
   for (const ext of r.extensions) {
-    properties[ext.id] = {
-      type: 'object',
-      additionalProperties: true,
-      description: ext.description,
-      properties: Object.fromEntries(ext.attributes.map((a) => [a.name, attrSchema(a)])),
-    };
+    properties[ext.id] = { type: 'object', additionalProperties: true, description: ext.description, ...members(ext.attributes) };
   }
   return { type: 'object', additionalProperties: true, description: r.core.description, required: ['schemas'], properties };
 }
