@@ -4,7 +4,6 @@ import { writeFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { join } from 'node:path';
 import request from 'supertest';
-import { CasesService } from '@features/cases';
 import { ConversationIngestService } from '@features/conversations';
 import { OrganisationsService } from '@features/organisations';
 import { operationKey, OperationExamples, recordedExamples } from '@web/openapi';

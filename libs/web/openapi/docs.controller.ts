@@ -36,7 +36,17 @@ const REDOC_OPTIONS = {
   },
 };
 
-const START = `Redoc.init('/v1/openapi.json', ${JSON.stringify(REDOC_OPTIONS)}, document.getElementById('reference'));\n`;
+/**
+ * Starts Redoc on the served description. Redoc gives each menu entry an aria-label of its title
+ * alone; an open section's entry also shows its operations, so its visible text is no longer part
+ * of its name (WCAG 2.5.3). Without the label the entry is named by what it shows.
+ */
+const START = `var reference = document.getElementById('reference');
+new MutationObserver(function () {
+  reference.querySelectorAll('li[role="menuitem"][aria-label]').forEach(function (li) { li.removeAttribute('aria-label'); });
+}).observe(reference, { childList: true, subtree: true });
+Redoc.init('/v1/openapi.json', ${JSON.stringify(REDOC_OPTIONS)}, reference);
+`;
 
 /**
  * Where Redoc's own styles fail WCAG 2.2 AA: a long property name (a SCIM schema URN) would widen
