@@ -11,6 +11,7 @@ const readline = require('node:readline');
 const { devSettings } = require('./dev-env');
 const { devServices, DevError, portFree, masked } = require('./dev-services');
 const { chooseDevTranslation } = require('./dev-translation');
+const { allowLocalReceiver } = require('./dev-receiver');
 
 const root = path.resolve(__dirname, '..');
 const settings = devSettings(root);
@@ -100,7 +101,7 @@ async function ensureDemo(apiUrl) {
   return { demo, me: res, reused: false };
 }
 
-function banner({ demo, me, reused }, pg, redis, consoleLink, translation) {
+function banner({ demo, me, reused }, pg, redis, consoleLink, translation, receiver) {
   const base = `https://localhost:${PORT}`;
   const line = '─'.repeat(78);
   const rows = [
@@ -136,6 +137,7 @@ function banner({ demo, me, reused }, pg, redis, consoleLink, translation) {
           `   (works once, for 15 minutes; another: npm run admin -- console link --person ${consoleLink.person})`,
         ]
       : [' Integrations section: this demo organisation was seeded before it had an integrations manager (see docs/console.md)']),
+    ...(receiver ? [' Webhooks to this machine (https://127.0.0.1/…, trusted and allowed in this dev run only):', '   npm run admin -- webhook listen'] : []),
     ` Ctrl-C (or SIGTERM / SIGHUP to npm or to dev, pid ${process.pid}) stops everything.`,
     line,
   ];
@@ -187,6 +189,7 @@ async function main() {
   build();
   Object.assign(env, { DATABASE_URL: pg.url, REDIS_URL: redis.url });
   const translation = chooseDevTranslation(env, { say });
+  const receiver = await allowLocalReceiver(env, dataDir);
   say(`migrating ${masked(pg.url)}…`);
   const { applied = [] } = admin(['migrate', '--json']);
   say(applied.length ? `applied: ${applied.join(', ')}` : 'schema up to date');
@@ -203,7 +206,7 @@ async function main() {
   const consoleLink = seeded.console_person_id
     ? { person: seeded.console_person_id, ...admin(['console', 'link', '--person', seeded.console_person_id, '--json']) }
     : null;
-  banner(demo, pg, redis, consoleLink, translation);
+  banner(demo, pg, redis, consoleLink, translation, receiver);
 }
 
 main().catch((err) => {
