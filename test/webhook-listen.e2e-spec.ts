@@ -85,7 +85,9 @@ describe('webhook listen: a receiver on this machine for npm run dev', () => {
     const run = listen({ ...env }, ['--api', api.url]);
     await until('the receiver to listen', () => run.out.stderr.includes('Listening on https://127.0.0.1/webhooks/') || run.child.exitCode !== null);
     expect(run.out.stderr).toMatch(/receives: conversation\.ended, summary\.ready, document\.translated, user\.joined/);
-    // The test event the command asks for at once, sent by the api.
+    // A test event, sent by the api.
+    const webhookId = /Webhook (\d+) /.exec(run.out.stderr)![1];
+    expect((await request(api.url).post(`/v1/webhooks/${webhookId}/test`).set(bearer())).body.data).toMatchObject({ delivered: true, status: 200 });
     await until('the test event', () => /webhook\.test \S+ {2}signature verified/.test(run.out.stderr));
 
     // An event the worker delivers: a document translated by Apertium.
@@ -98,7 +100,6 @@ describe('webhook listen: a receiver on this machine for npm run dev', () => {
     expect(doc.status).toBe(202);
     await until('the document.translated delivery', () => /document\.translated \S+ {2}signature verified/.test(run.out.stderr));
     expect(run.out.stderr).toContain(`"document_id": "${doc.body.data.id}"`);
-    const webhookId = /Webhook (\d+) /.exec(run.out.stderr)![1];
     expect((await request(api.url).get('/v1/webhooks').set(bearer())).body.data.map((w: { id: string }) => w.id)).toEqual([webhookId]);
 
     run.child.kill('SIGINT');
