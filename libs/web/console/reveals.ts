@@ -76,7 +76,7 @@ export class RevealController {
           { href: `/console/connections/${payload.connectionId}`, label: payload.connectionName },
         ],
         reveal: payload,
-        curl: `curl -H 'Authorization: Bearer ${payload.key}' ${this.views.publicBaseUrl}/v1/me`,
+        curl: { insecure: this.views.selfSignedTls, url: `${this.views.publicBaseUrl}/v1/me` },
       });
       return;
     }
