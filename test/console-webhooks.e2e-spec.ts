@@ -96,12 +96,13 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
   /** A time as the since fields take it: UTC, year-month-day hours:minutes. */
   const sinceText = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
   /**
-   * The lines an element's text is laid out in: each character's box read through a Range, a new
-   * line wherever a character sits lower than the one before it.
+   * The lines an element's text is laid out in (the first element matching `selector` whose text
+   * holds `holding`): each character's box read through a Range, a new line wherever a character
+   * sits lower than the one before it.
    */
-  const linesOf = async (selector: string): Promise<string[]> =>
+  const linesOf = async (selector: string, holding = ''): Promise<string[]> =>
     (await page.evaluate(`(() => {
-      const el = document.querySelector(${JSON.stringify(selector)});
+      const el = Array.from(document.querySelectorAll(${JSON.stringify(selector)})).find((e) => e.textContent.includes(${JSON.stringify(holding)}));
       const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
       const chars = [];
       for (let n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -450,7 +451,7 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     // The badge stays on one line at 390 px.
     await page.setViewportSize(PHONE);
     const badge = page.locator('table tbody tr', { hasText: url }).locator('.tag', { hasText: 'switched off' });
-    expect(await linesOf(`tr:has(code) .tag.bad`)).toEqual(['switched off']);
+    expect(await linesOf('.tag.bad', 'switched off')).toEqual(['switched off']);
     expect((await badge.boundingBox())!.height).toBeLessThan(30);
     await page.setViewportSize({ width: 1280, height: 860 });
 
@@ -532,8 +533,8 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
       [t.organisationId, t.connectionId, url],
     );
     await page.setViewportSize(PHONE);
-    const check = async (selector: string, before = '') => {
-      const lines = await linesOf(selector);
+    const check = async (selector: string, holding = '', before = '') => {
+      const lines = await linesOf(selector, holding);
       expect(lines.join('')).toBe(`${before}${url}`);
       expect(lines.length).toBeGreaterThan(1);
       // Every line but the last ends at a slash (or before the address), and one line holds the whole host.
@@ -541,10 +542,10 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
       expect(lines.some((line) => line.includes(host))).toBe(true);
     };
     await page.goto(webhooksPage());
-    await check(`tr:has-text("${host}") th.url code`);
+    await check('th.url code', host);
     await page.goto(`${webhooksPage()}/${id}/deliveries`);
-    await check('main h1', 'Deliveries to ');
-    await check('dl.facts dd code.url');
+    await check('main h1', host, 'Deliveries to ');
+    await check('dl.facts dd code.url', host);
     await page.setViewportSize({ width: 1280, height: 860 });
     await visitCheck(page, 'deliveries-long-address');
     await db.query(`UPDATE webhooks SET deleted_at = now() WHERE id = $1`, [id]);

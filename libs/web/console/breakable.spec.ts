@@ -3,7 +3,7 @@ import { breakableText, breakableUrl } from './breakable';
 /** Where a line may break: the text between the `<wbr>` marks, unescaped. */
 const pieces = (html: string) =>
   html
-    .replace(/<span class="host">|<\/span>/g, '')
+    .replace(/<span class="(host|part)">|<\/span>/g, '')
     .split('<wbr>')
     .map((p) => p.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))));
 
@@ -20,7 +20,9 @@ describe('addresses that wrap at / (never mid-host)', () => {
   });
 
   it('marks the host, which the stylesheet keeps whole (its hyphens are no place to break)', () => {
-    expect(breakableUrl('https://partner-systems.example.com/a')).toBe('https://<wbr><span class="host">partner-systems.example.com</span>/<wbr>a');
+    expect(breakableUrl('https://partner-systems.example.com/a-b')).toBe(
+      'https://<wbr><span class="host">partner-systems.example.com/</span><wbr><span class="part">a-b</span>',
+    );
   });
 
   it('may break before a query, each of its parameters and a fragment', () => {
@@ -30,9 +32,10 @@ describe('addresses that wrap at / (never mid-host)', () => {
 
   it('escapes what it shows, so a stored address cannot open markup', () => {
     const html = breakableUrl('https://h.example/"><script>alert(1)</script>');
-    expect(html).not.toMatch(/<(?!wbr>|span class="host">|\/span>)/);
+    expect(html).not.toMatch(/<(?!wbr>|span class="(host|part)">|\/span>)/);
     expect(pieces(html).join('')).toBe('https://h.example/"><script>alert(1)</script>');
     expect(breakableUrl('not a url <b>')).toBe('<span class="host">not a url &#60;b&#62;</span>');
+    expect(breakableUrl('')).toBe('');
   });
 
   it('marks the addresses inside a sentence and escapes the rest', () => {

@@ -3,19 +3,29 @@ export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (
 
 /**
  * An address as HTML that a narrow screen may wrap after each `/` of its path (and before each
- * `?`, `&`, `#` and `=`), never inside its scheme or host: `<wbr>` marks where a line may break,
- * and the host is a `span.host` that the stylesheet keeps whole (a hyphen in it is no place to
- * break), unless the host alone is longer than a line.
+ * `?`, `&`, `#` and `=`), never inside its scheme or host. Each piece between those places is an
+ * inline block of its own (`span.host` for the host, `span.part` for the others), which the line it
+ * sits in does not break into: a hyphen is no place to break. Only a piece longer than a whole
+ * line wraps inside; in a table none does (the stylesheet keeps them whole, the table scrolls).
  */
 export function breakableUrl(url: string): string {
   const schemeEnd = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0].length ?? 0;
-  const hostLength = url.slice(schemeEnd).search(/[/?#]/);
-  const hostEnd = hostLength < 0 ? url.length : schemeEnd + hostLength;
-  const tail = url
-    .slice(hostEnd)
-    .replace(/[/?&#=]|[^/?&#=]+/g, (part) => (part === '/' ? '/<wbr>' : /^[?&#=]$/.test(part) ? `<wbr>${escapeHtml(part)}` : escapeHtml(part)));
-  const host = url.slice(schemeEnd, hostEnd);
-  return `${escapeHtml(url.slice(0, schemeEnd))}${schemeEnd ? '<wbr>' : ''}${host ? `<span class="host">${escapeHtml(host)}</span>` : ''}${tail}`;
+  const pieces: string[] = [];
+  let piece = '';
+  for (const c of url.slice(schemeEnd)) {
+    if ('?&#='.includes(c) && piece) {
+      pieces.push(piece);
+      piece = '';
+    }
+    piece += c;
+    if (c === '/') {
+      pieces.push(piece);
+      piece = '';
+    }
+  }
+  if (piece) pieces.push(piece);
+  const html = pieces.map((p, i) => `<span class="${i === 0 ? 'host' : 'part'}">${escapeHtml(p)}</span>`);
+  return [...(schemeEnd ? [escapeHtml(url.slice(0, schemeEnd))] : []), ...html].join('<wbr>');
 }
 
 /** Text as escaped HTML in which every http(s) address may wrap as `breakableUrl` says. */
