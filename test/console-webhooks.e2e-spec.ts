@@ -586,6 +586,7 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     expect(gone.secret).toBe('');
     await page.goto(deliveries);
     expect(await page.textContent('h1')).toBe('That could not be done');
+    await visitCheck(page, 'problem-removed-webhook');
   });
 
   it('keeps another organisation’s webhooks out, and shows read-only pages while integrations are off', async () => {

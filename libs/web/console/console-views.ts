@@ -34,8 +34,8 @@ export const helpers = {
     return breakableUrl(value);
   },
   /** Text whose addresses wrap at `/` (titles, confirmations that name a webhook). */
-  text(value: string): string {
-    return breakableText(value);
+  text(value: string | null | undefined): string {
+    return breakableText(value ?? '');
   },
   /** The hidden CSRF field every form carries. */
   csrf(ctx: ConsoleContext): string {
