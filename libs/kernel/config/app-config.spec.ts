@@ -21,6 +21,12 @@ describe('AppConfig', () => {
     expect(() => AppConfig.fromEnv({ TRUSTED_PROXIES: 'proxy.local' })).toThrow(/not a CIDR: proxy.local/);
   });
 
+  it('says the api serves its self-signed certificate unless TLS_CERT_FILE and TLS_KEY_FILE are both given', () => {
+    expect(AppConfig.fromEnv({ TLS_CERT_FILE: '', TLS_KEY_FILE: '' }).selfSignedTls).toBe(true);
+    expect(AppConfig.fromEnv({ TLS_CERT_FILE: '/etc/tls/api.crt', TLS_KEY_FILE: '' }).selfSignedTls).toBe(true);
+    expect(AppConfig.fromEnv({ TLS_CERT_FILE: '/etc/tls/api.crt', TLS_KEY_FILE: '/etc/tls/api.key' }).selfSignedTls).toBe(false);
+  });
+
   it('refuses the tests-only retry scale in production', () => {
     expect(AppConfig.fromEnv({ WEBHOOK_RETRY_SCALE: '0.001' }).webhookRetryScale).toBe(0.001);
     expect(() => AppConfig.fromEnv({ WEBHOOK_RETRY_SCALE: '0.001', NODE_ENV: 'production' })).toThrow(/refused when NODE_ENV=production/);

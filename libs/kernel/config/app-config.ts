@@ -90,6 +90,11 @@ export class AppConfig {
   readonly dataDir: string;
   readonly tlsCertFile?: string;
   readonly tlsKeyFile?: string;
+  /**
+   * True when the api serves the self-signed certificate it makes for localhost (TLS_CERT_FILE and
+   * TLS_KEY_FILE not both given), which clients accept only when told to (`curl -k`).
+   */
+  readonly selfSignedTls: boolean;
   /** CIDRs whose `X-Forwarded-For` is believed; empty means never. */
   readonly trustedProxies: string[];
   readonly logLevel: string;
@@ -176,6 +181,7 @@ export class AppConfig {
     this.dataDir = env.DATA_DIR;
     this.tlsCertFile = env.TLS_CERT_FILE;
     this.tlsKeyFile = env.TLS_KEY_FILE;
+    this.selfSignedTls = !(env.TLS_CERT_FILE && env.TLS_KEY_FILE);
     this.trustedProxies = env.TRUSTED_PROXIES.split(',')
       .map((s) => s.trim())
       .filter(Boolean);
