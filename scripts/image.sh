@@ -11,7 +11,7 @@
 #
 # Needs: podman (with runc, see docs/operations/deploying.md, "Containers on this kind of machine"),
 # mmdebstrap, npm. Prints the base's tag and the image's build time and size; writes them to
-# $IMAGE_INFO_FILE when set (the container test and bench/containers.bench.js read it).
+# $IMAGE_INFO_FILE when set (bench/containers.bench.js reads it). IMAGE_NO_CACHE=1: no layer cache.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -65,7 +65,7 @@ make_base
 secret=()
 [ -s "$CA_FILE" ] && secret=(--secret "id=ca,src=$CA_FILE")
 started=$(date +%s%3N)
-podman_ build --network=host "${secret[@]}" --build-arg "NODE_IMAGE=$BASE" -f docker/Dockerfile -t "$IMAGE" .
+podman_ build --network=host ${IMAGE_NO_CACHE:+--no-cache} "${secret[@]}" --build-arg "NODE_IMAGE=$BASE" -f docker/Dockerfile -t "$IMAGE" .
 ms=$(($(date +%s%3N) - started))
 size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 base_size=$(podman image inspect --format '{{.Size}}' "$BASE")

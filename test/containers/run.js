@@ -167,6 +167,8 @@ async function main() {
   process.stdout.write(`  (both ready ${((Date.now() - t0) / 1000).toFixed(1)} s after the first podman run)\n`);
   for (const name of [api1, worker1]) await checkConfined(name);
 
+  await checkMetrics(metricsPort1, healthPort1);
+
   const tenant = await adminJson(api1, ['demo', 'setup', '--name', `Containers ${rand()}`]);
   check(/^svc_[0-9a-f]{64}$/.test(tenant.key), 'the admin CLI inside the api container (podman exec) makes a key');
   const me = await api(apiPort1, { path: '/v1/me', key: tenant.key });
@@ -303,6 +305,37 @@ async function checkReady(api, apiPort, healthPort, apiName, workerName) {
   });
   check(true, `${workerName}: GET /health/ready answers 200 on its health port`);
   check((await p.call({ port: healthPort, tls: false, path: '/health/live' })).status === 200, `${workerName}: GET /health/live answers 200`);
+}
+
+/**
+ * The metrics override (docker/docker-compose.metrics.yml): its Prometheus configuration passes
+ * promtool, scrapes the ports the compose file gives the api (METRICS_PORT) and the worker
+ * (WORKER_HEALTH_PORT), and what the containers serve there passes `promtool check metrics`.
+ */
+async function checkMetrics(apiMetricsPort, workerHealthPort) {
+  const { spawnSync } = require('node:child_process');
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const YAML = require('yaml');
+  const promtool = (args, input) => spawnSync('/usr/bin/promtool', args, { input, encoding: 'utf8', timeout: 30_000 });
+  const config = path.join(p.root, 'docker/prometheus/prometheus.yml');
+  const checked = promtool(['check', 'config', config]);
+  check(checked.status === 0, 'docker/prometheus/prometheus.yml passes promtool check config (its alert rules included)', `${checked.stdout}${checked.stderr}`);
+  const compose = YAML.parse(fs.readFileSync(path.join(p.root, 'docker/docker-compose.yml'), 'utf8'));
+  const targets = YAML.parse(fs.readFileSync(config, 'utf8')).scrape_configs.flatMap((j) => j.static_configs.flatMap((c) => c.targets));
+  const want = [`api:${compose.services.api.environment.METRICS_PORT}`, `worker:${compose.services.worker.environment.WORKER_HEALTH_PORT}`];
+  check(JSON.stringify(targets) === JSON.stringify(want), `it scrapes the compose file's ports (${want.join(', ')})`, targets);
+  for (const [what, port] of [
+    ['api (METRICS_PORT)', apiMetricsPort],
+    ['worker (WORKER_HEALTH_PORT)', workerHealthPort],
+  ]) {
+    const res = await p.call({ port, tls: false, path: '/metrics' });
+    const lint = promtool(['check', 'metrics'], res.body);
+    check(res.status === 200 && lint.status === 0, `the ${what} container serves /metrics that pass promtool check metrics`, {
+      status: res.status,
+      lint: `${lint.stdout}${lint.stderr}`,
+    });
+  }
 }
 
 /** The container's node runs as uid 1000; its root filesystem is read-only; DATA_DIR is writable. */
