@@ -19,7 +19,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS || 120);
 const BUILD = process.env.BENCH_BUILD !== '0';
 const DB_NAME = 'integrations_bench_containers';
 const PREFIX = 'iabenchcontainers';
-const RECEIVER_HOST = process.env.SOAK_RECEIVER_HOST || '127.0.0.2';
+// Not 127.0.0.1 (the test suite's receivers) nor 127.0.0.2 (bench/soak.bench.js's): this bench may run beside either.
+const RECEIVER_HOST = process.env.BENCH_RECEIVER_HOST || '127.0.0.3';
 const RATES = {
   'GET /v1/me': 20,
   'GET /v1/cases': 8,
@@ -146,6 +147,11 @@ async function main() {
   say(`running ${SECONDS} s of the soak mix…`);
   let calls = 0;
   let errors = 0;
+  const errorSamples = [];
+  const failed = (what) => {
+    errors++;
+    if (errorSamples.length < 10) errorSamples.push(what);
+  };
   let events = 0;
   let seq = 0;
   const samples = { api: [], worker: [] };
@@ -154,11 +160,11 @@ async function main() {
     const p = promise.then(
       (r) => {
         calls++;
-        if (!expected.includes(r.status)) errors++;
+        if (!expected.includes(r.status)) failed(`${r.status} ${r.body.toString('utf8').slice(0, 200)}`);
       },
-      () => {
+      (err) => {
         calls++;
-        errors++;
+        failed(String(err.message || err));
       },
     );
     pending.add(p);
@@ -227,7 +233,7 @@ async function main() {
       under_load_mean: { api: mean(samples.api), worker: mean(samples.worker) },
       under_load_max: { api: Math.max(...samples.api), worker: Math.max(...samples.worker) },
     },
-    load: { seconds: SECONDS, rates_per_s: RATES, calls, errors, events, received: got.count, received_unique: got.unique },
+    load: { seconds: SECONDS, rates_per_s: RATES, calls, errors, error_samples: errorSamples, events, received: got.count, received_unique: got.unique },
   };
   say(writeReport('containers', report));
 }

@@ -398,8 +398,9 @@ function containers(r) {
       .join(
         ', ',
       )}; ${r.load.calls} calls, ${r.load.errors} errors; ${r.load.events} events, ${r.load.received_unique} delivered (${r.load.received} receipts).`,
+    ...(r.load.error_samples?.length ? ['', 'Errors (first ten):', '', ...r.load.error_samples.map((e) => `- \`${e.replace(/`/g, "'")}\``)] : []),
     '',
-    'What takes the space the Dockerfile adds (`du` inside the image):',
+    'What takes the space the Dockerfile adds (`du` inside the image; it counts disk blocks, so many small files weigh more than their bytes, and the rows add up to more than the added size):',
     '',
     '| path | MB |',
     '|---|---:|',

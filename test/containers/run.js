@@ -223,10 +223,9 @@ async function main() {
 
   // The api: a request whose body is still arriving when SIGTERM comes is answered, then it exits 0.
   const inFlight = trickledPost(apiPort1, apiTls.cert, tenant.key, { url: `https://127.0.0.1/containers-drain-${rand()}`, events: ['conversation.ended'] });
-  await inFlight.headersSent;
-  await p.sleep(300);
+  await inFlight.started;
   const a1Stop = stopTimed(api1);
-  await p.sleep(700);
+  await sigtermSeen(api1, 'api');
   inFlight.finish();
   const drained = await inFlight.answer;
   check(drained.status === 201, 'api 1 answers the request in flight at SIGTERM (201)', drained);
@@ -268,10 +267,9 @@ async function main() {
 
   // The second api stops the same way.
   const inFlight2 = trickledPost(apiPort2, apiTls.cert, tenant.key, { url: `https://127.0.0.1/containers-drain-${rand()}`, events: ['conversation.ended'] });
-  await inFlight2.headersSent;
-  await p.sleep(300);
+  await inFlight2.started;
   const a2Stop = stopTimed(api2);
-  await p.sleep(700);
+  await sigtermSeen(api2, 'api');
   inFlight2.finish();
   const drained2 = await inFlight2.answer;
   const a2 = await a2Stop;
@@ -399,6 +397,11 @@ async function checkDelivery(api, port, container, tenant, receiver, label) {
   );
 }
 
+/** Waits until the container's log says SIGTERM reached it: the stop has begun. */
+async function sigtermSeen(name, what) {
+  await p.until(60, `${name} to log the SIGTERM`, async () => new RegExp(`SIGTERM: stopping the ${what}`).test(await p.logs(name)));
+}
+
 /** `podman stop` (SIGTERM, SIGKILL only after 60 s): {code (the container's exit code), ms}. */
 async function stopTimed(name) {
   const t = Date.now();
@@ -409,14 +412,15 @@ async function stopTimed(name) {
 }
 
 /**
- * A POST whose headers and first half of the body are sent now and the rest on finish():
- * a request in flight for as long as the caller likes.
+ * A POST whose headers and first half of the body are sent now and the rest on finish(): a request
+ * in flight for as long as the caller likes. `started` settles once the api has read its headers
+ * (it answers `Expect: 100-continue`) and the first half is sent.
  */
 function trickledPost(port, ca, key, json) {
   const payload = Buffer.from(JSON.stringify(json));
   const half = Math.floor(payload.length / 2);
   let sent;
-  const headersSent = new Promise((r) => (sent = r));
+  const started = new Promise((r) => (sent = r));
   let req;
   const answer = new Promise((resolve, reject) => {
     req = https.request(
@@ -427,7 +431,7 @@ function trickledPost(port, ca, key, json) {
         path: '/v1/webhooks',
         ca,
         agent: false,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': payload.length },
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': payload.length, expect: '100-continue' },
       },
       (res) => {
         const chunks = [];
@@ -436,9 +440,10 @@ function trickledPost(port, ca, key, json) {
       },
     );
     req.on('error', reject);
-    req.write(payload.subarray(0, half), () => sent());
+    req.on('continue', () => req.write(payload.subarray(0, half), () => sent()));
+    req.flushHeaders();
   });
-  return { headersSent, answer, finish: () => req.end(payload.subarray(half)) };
+  return { started, answer, finish: () => req.end(payload.subarray(half)) };
 }
 
 p.runMain(main, () => run);
