@@ -212,9 +212,18 @@ describe('SCIM discovery and the common answers', () => {
     });
   });
 
-  it('SCIM stays out of the OpenAPI description of the REST interface, which remains valid', async () => {
+  it('the OpenAPI description documentationUri points at describes SCIM: its own tag, SCIM media types, its error schema', async () => {
     const doc = (await api.http().get('/v1/openapi.json')).body;
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/scim'))).toEqual([]);
+    const scim = Object.entries(doc.paths as Record<string, Record<string, any>>).filter(([p]) => p.startsWith('/scim/v2/'));
+    expect(scim.map(([p]) => p)).toEqual(expect.arrayContaining(['/scim/v2/Users', '/scim/v2/Groups/{id}', '/scim/v2/ServiceProviderConfig']));
+    for (const [, item] of scim) {
+      for (const op of Object.values(item)) {
+        expect(op.tags).toEqual(['SCIM']);
+        for (const [status, r] of Object.entries(op.responses as Record<string, any>)) {
+          if (r.content) expect({ status, types: Object.keys(r.content) }).toEqual({ status, types: ['application/scim+json'] });
+        }
+      }
+    }
     expect(doc.paths['/v1/users']).toBeDefined();
   });
 
