@@ -8,7 +8,7 @@ export const STALE_SHARE = 0.01;
 /** …and at least this many (the per-table autovacuum settings of migration ScimPagingStatistics say the same). */
 export const STALE_ROWS = 1000;
 /** Each process looks at a set of tables at most this often. */
-export const STATISTICS_CHECK_MS = 10_000;
+export const STATISTICS_CHECK_MS = 2_000;
 /** The advisory lock (transaction-scoped) under which one process at a time analyses. */
 const ANALYSE_LOCK = 7_264_260_001;
 
