@@ -248,6 +248,40 @@ describe('SCIM paging', () => {
     expect((await page(a, 'Users', 1, 10, two)).total).toBe(now.length);
   });
 
+  it('two walks of one connection that disagree about a position (rows removed between them) make it count again: the later walk stays exact', async () => {
+    const x = await connectionOf(a);
+    const before = await usersOf(a);
+    const members: Array<{ id: string }> = await db.query(
+      `SELECT s.id::text AS id FROM scim_users s JOIN people p ON p.organisation_id = s.organisation_id AND lower(p.email) = s.email_key
+        WHERE s.organisation_id = $1 ORDER BY s.id`,
+      [a.organisationId],
+    );
+    const wA = walker(x, 100);
+    for (let k = 0; k < 4; k++) await wA.step();
+    // Three users before position 400 removed, two members added.
+    await db.query(
+      `DELETE FROM people p USING scim_users s
+        WHERE s.id = ANY($1::bigint[]) AND p.organisation_id = s.organisation_id AND lower(p.email) = s.email_key`,
+      [[members[5].id, members[50].id, members[300].id]],
+    );
+    await db.query(
+      `INSERT INTO people (email, name, organisation_id, joined_at) SELECT 'again' || i || '@' || $2, 'Again ' || i, $1, now() FROM generate_series(1, 2) AS i`,
+      [a.organisationId, a.domain],
+    );
+    const now = await usersOf(a);
+    // A second walk, 250 at a time, numbered after the change, reaches position 500 first…
+    const wB = walker(x, 250);
+    await wB.step();
+    await wB.step();
+    // …then the first walk, continuing after its own position 400, ends a page at 500 on another user.
+    await wA.step();
+    for (let more = true; more;) more = await wB.step();
+    for (let more = true; more;) more = await wA.step();
+    expect(wB.walked.ids).toEqual(now);
+    expect(new Set(wA.walked.ids).size).toBe(wA.walked.ids.length);
+    for (const id of wA.walked.ids) expect(before.includes(id) || now.includes(id)).toBe(true);
+  });
+
   it('groups page the same way, and a walk stays within its organisation', async () => {
     await db.query(
       `INSERT INTO groups (organisation_id, name)

@@ -123,7 +123,7 @@ export class ScimUsersRepository {
       return this.statements.queryIn<ScimUserRow>(m, `scim-users-find-${only}${!page ? '' : after ? '-after' : '-page'}`, text, params);
     }
     // A list joins every matching row's member and invitation: planned for stale statistics (just
-    // after a bulk load) it can take seconds. Lookups by a unique attribute (above) cannot.
+    // after a bulk load) it can be many times slower. Lookups by a unique attribute (above) cannot.
     if (page) await this.statistics.ensure(USER_TABLES);
     return m.query(text, params);
   }

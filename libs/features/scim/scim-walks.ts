@@ -91,14 +91,14 @@ export class ScimWalks {
       // totalResults without a statement to count them (a `userName eq` lookup: one statement).
       const rows = await source.find({ offset: 0, limit: page.count });
       const totalResults = rows.length < page.count ? rows.length : await source.count();
-      await this.remember(key, rows.length, rows, source, totalResults);
+      await this.remember(key, rows.length, rows, page.count, source, totalResults);
       return { totalResults, rows };
     }
     const found = page.count > 0 ? await this.recall(key, page.startIndex - 1) : { after: undefined, total: undefined };
     const totalResults = found.total ?? (await source.count());
     if (page.count === 0 || page.startIndex > totalResults) return { totalResults, rows: [] };
     const rows = await source.find({ offset: page.startIndex - 1, limit: page.count, after: found.after });
-    await this.remember(key, page.startIndex - 1 + rows.length, rows, source, found.total === undefined ? totalResults : undefined);
+    await this.remember(key, page.startIndex - 1 + rows.length, rows, page.count, source, found.total === undefined ? totalResults : undefined);
     return { totalResults, rows };
   }
 
@@ -125,16 +125,17 @@ export class ScimWalks {
     }
   }
 
-  /** Remembers the sort key of the last row served (at `position`), and a total just counted. */
-  private async remember<R>(key: string, position: number, rows: R[], source: ScimPageSource<R>, counted: number | undefined): Promise<void> {
-    if (rows.length === 0 && counted === undefined) return;
+  /**
+   * Remembers the sort key of the last row served (at `position`), and a total just counted. Only
+   * after a full page: one that is not full ends the list, so no page continues it (and a lookup,
+   * which Okta makes before every create, costs Redis nothing).
+   */
+  private async remember<R>(key: string, position: number, rows: R[], count: number, source: ScimPageSource<R>, counted: number | undefined): Promise<void> {
+    if (rows.length === 0 || rows.length < count) return;
     if (!this.outage.mayTry()) return;
     try {
-      const writes: Promise<unknown>[] = [];
-      if (rows.length > 0) {
-        const last = String(source.keyOf(rows[rows.length - 1]));
-        writes.push((this.redis as unknown as Remember).scimWalkRemember(`${key}:at:${position}`, last, SCIM_WALK_POSITION_SECONDS));
-      }
+      const last = String(source.keyOf(rows[rows.length - 1]));
+      const writes: Promise<unknown>[] = [(this.redis as unknown as Remember).scimWalkRemember(`${key}:at:${position}`, last, SCIM_WALK_POSITION_SECONDS)];
       if (counted !== undefined) writes.push(this.redis.set(`${key}:total`, String(counted), 'EX', SCIM_WALK_TOTAL_SECONDS));
       await Promise.all(writes);
       this.outage.worked();

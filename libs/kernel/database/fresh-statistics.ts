@@ -17,7 +17,7 @@ const ANALYSE_LOCK = 7_264_260_001;
  * bulk load (an identity provider pushing thousands of users) autovacuum has not analysed the
  * tables yet: it looks at each database once a minute (`autovacuum_naptime`) and may be busy
  * elsewhere, and until then Postgres plans the SCIM list's joins for the table it last saw (a
- * list page then took seconds instead of milliseconds). Before such a query a caller asks
+ * plan that can make one page many times slower). Before such a query a caller asks
  * `ensure(tables)`: at most every STATISTICS_CHECK_MS per process it reads how many rows of each
  * changed since its last analysis (pg_stat_user_tables), and when one is past the autovacuum
  * threshold the migrations set, analyses the stale ones then and there, under a transaction-scoped
