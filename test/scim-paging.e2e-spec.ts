@@ -84,7 +84,7 @@ describe('SCIM paging', () => {
   /** One page as a connector asks for it, from the api whose turn it is. */
   async function page(t: ScimTenant, resource: string, startIndex: number, count: number, api: TestApi = one, filter?: string) {
     const res = await scim(api, t, 'get', `/${resource}?startIndex=${startIndex}&count=${count}${filter ? `&filter=${q(filter)}` : ''}`);
-    expect({ status: res.status, schemas: res.body.schemas }).toEqual({ status: 200, schemas: [SCIM.list] });
+    expect({ status: res.status, schemas: res.body.schemas, detail: res.body.detail }).toEqual({ status: 200, schemas: [SCIM.list], detail: undefined });
     expect(res.body.startIndex).toBe(startIndex);
     expect(res.body.itemsPerPage).toBe(res.body.Resources.length);
     return { total: res.body.totalResults as number, ids: (res.body.Resources as Array<{ id: string }>).map((r) => r.id) };
