@@ -4,6 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { startApi, TestApi } from './support/api';
 import { until } from './support/until';
+import { PrivateRedis } from './support/private-servers';
 import { rand, scim, SCIM, scimTenant, ScimTenant } from './support/scim-client';
 import { SCOPES } from '@kernel/core';
 import { ApiKeysService, ConnectionsService } from '@features/connections';
@@ -300,4 +301,61 @@ describe('SCIM paging', () => {
     expect(walks[1].walked.ids).toEqual(gb);
     expect(new Set(walks[0].walked.totals)).toEqual(new Set([ga.length]));
   });
+});
+
+describe('SCIM paging while Redis is unreachable', () => {
+  const SLOW = 60_000;
+  let redis: PrivateRedis;
+  let api: TestApi;
+  let t: ScimTenant;
+  let expected: string[];
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    api = await startApi({ ...UNLIMITED, REDIS_URL: redis.url });
+    t = await scimTenant(api);
+    const db = api.app.get(DataSource);
+    await db.query(
+      `INSERT INTO people (email, name, organisation_id, joined_at) SELECT 'r' || i || '@' || $2, 'R ' || i, $1, now() FROM generate_series(1, 300) AS i`,
+      [t.organisationId, t.domain],
+    );
+    const rows: Array<{ id: string }> = await db.query(`SELECT s.id::text AS id FROM scim_users s WHERE s.organisation_id = $1 ORDER BY s.id`, [
+      t.organisationId,
+    ]);
+    expected = rows.map((r) => r.id);
+  }, SLOW);
+  afterAll(async () => {
+    await api?.close();
+    await redis?.stop();
+  }, SLOW);
+
+  async function walkAll(): Promise<string[]> {
+    const ids: string[] = [];
+    for (let s = 1; ;) {
+      const res = await scim(api, t, 'get', `/Users?startIndex=${s}&count=40`);
+      expect({ status: res.status, total: res.body.totalResults }).toEqual({ status: 200, total: expected.length });
+      ids.push(...res.body.Resources.map((r: { id: string }) => r.id));
+      s += res.body.Resources.length;
+      if (res.body.Resources.length === 0 || s > res.body.totalResults) return ids;
+    }
+  }
+
+  it(
+    'pages are found by offset while it is away (exact, no error), and walks are remembered again once it is back',
+    async () => {
+      expect(await walkAll()).toEqual(expected);
+      await redis.stop();
+      expect(await walkAll()).toEqual(expected);
+      expect(await walkAll()).toEqual(expected);
+      // Back, empty (its scripts forgotten too): within the outage probe's interval walks are remembered again.
+      await redis.resume();
+      const client = api.app.get<Redis>(REDIS);
+      const key = `${api.config.redisPrefix}:scim:walk:{${t.organisationId}:${t.connectionId}:Users:*}:at:40`;
+      await until(async () => {
+        expect(await walkAll()).toEqual(expected);
+        return (await client.keys(key)).length > 0;
+      }, 'a walk remembered again');
+    },
+    SLOW,
+  );
 });
