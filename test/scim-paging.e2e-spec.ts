@@ -283,6 +283,34 @@ describe('SCIM paging', () => {
     for (const id of wA.walked.ids) expect(before.includes(id) || now.includes(id)).toBe(true);
   });
 
+  it('a walk past which more users were removed than a page holds still reaches its end (totalResults stays ahead of its position)', async () => {
+    const x = await connectionOf(a);
+    const before = await usersOf(a);
+    const w = walker(x, 50);
+    await w.step();
+    await w.step();
+    const passed: Array<{ id: string }> = await db.query(
+      `SELECT s.id::text AS id FROM scim_users s JOIN people p ON p.organisation_id = s.organisation_id AND lower(p.email) = s.email_key
+        WHERE s.organisation_id = $1 AND s.id <= $2::bigint ORDER BY s.id LIMIT 60`,
+      [a.organisationId, before[99]],
+    );
+    expect(passed).toHaveLength(60);
+    await db.query(
+      `DELETE FROM people p USING scim_users s
+        WHERE s.id = ANY($1::bigint[]) AND p.organisation_id = s.organisation_id AND lower(p.email) = s.email_key`,
+      [passed.map((r) => r.id)],
+    );
+    const now = await usersOf(a);
+    // A first page asked meanwhile counts afresh: the walk's pages then carry the current count.
+    expect((await page(x, 'Users', 1, 10)).total).toBe(now.length);
+    for (let more = true; more;) more = await w.step();
+    expect(w.walked.ids).toEqual([...before.slice(0, 100), ...now.filter((id) => BigInt(id) > BigInt(before[99]))]);
+    // A new walk numbers afresh: exact, with the current count.
+    const fresh = await walk(x, 50);
+    expect(fresh.ids).toEqual(now);
+    expect(new Set(fresh.totals)).toEqual(new Set([now.length]));
+  });
+
   it('groups page the same way, and a walk stays within its organisation', async () => {
     await db.query(
       `INSERT INTO groups (organisation_id, name)

@@ -95,10 +95,22 @@ export class ScimWalks {
       return { totalResults, rows };
     }
     const found = page.count > 0 ? await this.recall(key, page.startIndex - 1) : { after: undefined, total: undefined };
-    const totalResults = found.total ?? (await source.count());
-    if (page.count === 0 || page.startIndex > totalResults) return { totalResults, rows: [] };
-    const rows = await source.find({ offset: page.startIndex - 1, limit: page.count, after: found.after });
-    await this.remember(key, page.startIndex - 1 + rows.length, rows, page.count, source, found.total === undefined ? totalResults : undefined);
+    const counted = found.total ?? (await source.count());
+    if (found.after === undefined) {
+      if (page.count === 0 || page.startIndex > counted) return { totalResults: counted, rows: [] };
+      const rows = await source.find({ offset: page.startIndex - 1, limit: page.count });
+      await this.remember(key, page.startIndex - 1 + rows.length, rows, page.count, source, found.total === undefined ? counted : undefined);
+      return { totalResults: counted, rows };
+    }
+    // A walk continued: one row more than the page tells whether more follow. Positions are the
+    // walk's own, so after rows before it were removed the walk runs past the current count; while
+    // more rows follow, totalResults is at least the next one's position, so that a client stopping
+    // at totalResults does not stop short (with nothing changed it is the count itself).
+    const fetched = await source.find({ offset: page.startIndex - 1, limit: page.count + 1, after: found.after });
+    const rows = fetched.slice(0, page.count);
+    const end = page.startIndex - 1 + rows.length;
+    const totalResults = fetched.length > page.count ? Math.max(counted, end + 1) : counted;
+    await this.remember(key, end, rows, page.count, source, found.total === undefined ? counted : undefined);
     return { totalResults, rows };
   }
 
