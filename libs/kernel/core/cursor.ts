@@ -41,7 +41,10 @@ export const cursorNotIssued = () => new DomainError('invalid_request', 'cursor:
 
 /** The answer to a cursor issued for the same list asked with another `updated_since` (or without one). */
 export const cursorOtherQuery = () =>
-  new DomainError('invalid_request', 'cursor: was issued for another updated_since; send the same updated_since as the page that gave it, or start again without a cursor.');
+  new DomainError(
+    'invalid_request',
+    'cursor: was issued for another updated_since; send the same updated_since as the page that gave it, or start again without a cursor.',
+  );
 
 /** A time the cursor carries: exactly as encodeCursor wrote it, and one Postgres takes. */
 function cursorTime(at: unknown): Date | null {

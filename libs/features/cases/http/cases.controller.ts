@@ -16,7 +16,11 @@ export class CasesController {
 
   @Get()
   @RequireScopes('cases:read')
-  @ApiOperation({ operationId: 'listCases', summary: 'List cases', description: `Cases of the organisation, newest first. Scope \`cases:read\`.${SYNC_LIST_NOTE}` })
+  @ApiOperation({
+    operationId: 'listCases',
+    summary: 'List cases',
+    description: `Cases of the organisation, newest first. Scope \`cases:read\`.${SYNC_LIST_NOTE}`,
+  })
   @ApiData(CaseDto, { list: true })
   async list(@CurrentPrincipal() p: Principal, @Query() query: SyncPageQueryDto): Promise<{ data: CaseDto[]; next_cursor: string | null }> {
     const { items, nextCursor } = await this.cases.list(p.organisationId, syncPageRequest(query));

@@ -20,7 +20,11 @@ export class GroupsController {
 
   @Get()
   @RequireScopes('groups:read')
-  @ApiOperation({ operationId: 'listGroups', summary: 'List groups', description: `The organisation's groups, newest first. Scope \`groups:read\`.${SYNC_LIST_NOTE}` })
+  @ApiOperation({
+    operationId: 'listGroups',
+    summary: 'List groups',
+    description: `The organisation's groups, newest first. Scope \`groups:read\`.${SYNC_LIST_NOTE}`,
+  })
   @ApiData(GroupDto, { list: true })
   async list(@CurrentPrincipal() p: Principal, @Query() query: SyncPageQueryDto): Promise<{ data: GroupDto[]; next_cursor: string | null }> {
     const { items, nextCursor } = await paginate(this.groups.listQuery(p.organisationId), syncPageRequest(query), this.cursors);

@@ -25,7 +25,11 @@ export class UsersController {
 
   @Get()
   @RequireScopes('users:read')
-  @ApiOperation({ operationId: 'listUsers', summary: 'List people', description: `Members of the organisation, newest first by \`joined_at\`.${SYNC_LIST_NOTE}` })
+  @ApiOperation({
+    operationId: 'listUsers',
+    summary: 'List people',
+    description: `Members of the organisation, newest first by \`joined_at\`.${SYNC_LIST_NOTE}`,
+  })
   @ApiData(PersonDto, { list: true })
   async list(@CurrentPrincipal() p: Principal, @Query() query: SyncPageQueryDto): Promise<{ data: PersonDto[]; next_cursor: string | null }> {
     const { items, nextCursor } = await this.people.list(p.organisationId, syncPageRequest(query));

@@ -38,9 +38,16 @@ export class SyncHorizon1764270000000 implements MigrationInterface {
         NEW.updated_at := GREATEST(NEW.created_at, date_trunc('milliseconds', clock_timestamp()));
         RETURN NEW;
       END $$`);
-    // Which fields move updated_at, per table; a statement that sets updated_at itself (a change
-    // held in another table: a group's members, a conversation's summary) moves it too, to the
-    // clock whatever value it set.
+    await q.query(`
+      CREATE FUNCTION sync_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        NEW.updated_at := OLD.updated_at;
+        RETURN NEW;
+      END $$`);
+    // Which fields move updated_at, per table. An update that changes none of them keeps it,
+    // whatever it set (so a PATCH that changes nothing moves nothing); one that sets it to null
+    // (a touch: a change held in another table, a group's members or a conversation's summary)
+    // moves it. Triggers of one event run in name order: _keep before _stamp.
     const shown: Record<string, string[]> = {
       cases: ['external_ref', 'title', 'group_id', 'status', 'closed_at'],
       conversations: ['case_id', 'language_a', 'language_b', 'status', 'started_at', 'ended_at'],
@@ -49,12 +56,15 @@ export class SyncHorizon1764270000000 implements MigrationInterface {
       invitations: ['email', 'name', 'job_title', 'group_id', 'status', 'expires_at'],
     };
     for (const [table, columns] of Object.entries(shown)) {
-      const old = [...columns, 'updated_at'].map((c) => `OLD.${c}`).join(', ');
-      const now = [...columns, 'updated_at'].map((c) => `NEW.${c}`).join(', ');
+      const changed = `(${columns.map((c) => `OLD.${c}`).join(', ')}) IS DISTINCT FROM (${columns.map((c) => `NEW.${c}`).join(', ')})`;
       await q.query(`CREATE TRIGGER ${table}_sync_stamp_insert BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION sync_stamp()`);
       await q.query(
+        `CREATE TRIGGER ${table}_sync_keep BEFORE UPDATE ON ${table} FOR EACH ROW
+         WHEN (NOT (${changed}) AND NEW.updated_at IS NOT NULL) EXECUTE FUNCTION sync_keep()`,
+      );
+      await q.query(
         `CREATE TRIGGER ${table}_sync_stamp_update BEFORE UPDATE ON ${table} FOR EACH ROW
-         WHEN ((${old}) IS DISTINCT FROM (${now})) EXECUTE FUNCTION sync_stamp()`,
+         WHEN (${changed} OR NEW.updated_at IS NULL) EXECUTE FUNCTION sync_stamp()`,
       );
     }
 
@@ -86,7 +96,9 @@ export class SyncHorizon1764270000000 implements MigrationInterface {
         RETURN NULL;
       END $$`);
     for (const table of ['turns', 'facts', 'summaries']) {
-      await q.query(`CREATE TRIGGER ${table}_sync_touch_conversation AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION sync_touch_conversation()`);
+      await q.query(
+        `CREATE TRIGGER ${table}_sync_touch_conversation AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION sync_touch_conversation()`,
+      );
     }
 
     /*
@@ -118,13 +130,16 @@ export class SyncHorizon1764270000000 implements MigrationInterface {
     await q.query(`DROP FUNCTION sync_horizon()`);
     for (const table of ['turns', 'facts', 'summaries']) await q.query(`DROP TRIGGER ${table}_sync_touch_conversation ON ${table}`);
     await q.query(`DROP FUNCTION sync_touch_conversation()`);
-    for (const t of ['people_sync_touch_groups', 'people_sync_touch_groups_insert', 'people_sync_touch_groups_delete']) await q.query(`DROP TRIGGER ${t} ON people`);
+    for (const t of ['people_sync_touch_groups', 'people_sync_touch_groups_insert', 'people_sync_touch_groups_delete'])
+      await q.query(`DROP TRIGGER ${t} ON people`);
     await q.query(`DROP FUNCTION sync_touch_groups()`);
     for (const table of ['cases', 'conversations', 'groups', 'people', 'invitations']) {
       await q.query(`DROP TRIGGER ${table}_sync_stamp_insert ON ${table}`);
+      await q.query(`DROP TRIGGER ${table}_sync_keep ON ${table}`);
       await q.query(`DROP TRIGGER ${table}_sync_stamp_update ON ${table}`);
     }
     await q.query(`DROP FUNCTION sync_stamp()`);
+    await q.query(`DROP FUNCTION sync_keep()`);
     await q.query(`ALTER TABLE invitations DROP COLUMN updated_at`);
     await q.query(`ALTER TABLE conversations DROP COLUMN updated_at`);
   }

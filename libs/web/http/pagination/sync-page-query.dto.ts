@@ -16,7 +16,8 @@ export const UPDATED_SINCE_RULES =
   'no longer appear in the list: a full walk without `updated_since` shows which ids remain.';
 
 /** The sentence each list's description ends with. */
-export const SYNC_LIST_NOTE = ' With `updated_since`, only the items changed at or after that time, in the same order (its description says how to keep a copy in sync).';
+export const SYNC_LIST_NOTE =
+  ' With `updated_since`, only the items changed at or after that time, in the same order (its description says how to keep a copy in sync).';
 
 /** `limit`, `cursor` and `updated_since`: the lists a partner keeps a copy of. */
 export class SyncPageQueryDto extends PageQueryDto {

@@ -45,7 +45,8 @@ export class InvitationDto {
     example: '2026-11-21T09:30:00.000Z',
     description:
       'Last change of the invitation: made, its name, job title or group changed, or `expires_at` passed (then it is `expires_at`). ' +
-      'Once accepted or withdrawn it is no longer listed.' + ' Use it with `updated_since` to keep a copy in sync.',
+      'Once accepted or withdrawn it is no longer listed.' +
+      ' Use it with `updated_since` to keep a copy in sync.',
   })
   updated_at: string;
 }

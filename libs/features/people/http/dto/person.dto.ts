@@ -36,7 +36,8 @@ export class PersonDto {
   @ApiProperty({
     format: 'date-time',
     example: '2026-11-21T09:30:00.000Z',
-    description: 'Last change of a field above: address, name, job title, group, disabled, or joining.' + ' Use it with `updated_since` to keep a copy in sync.',
+    description:
+      'Last change of a field above: address, name, job title, group, disabled, or joining.' + ' Use it with `updated_since` to keep a copy in sync.',
   })
   updated_at: string;
 }
