@@ -69,24 +69,36 @@ export class SyncHorizon1764270000000 implements MigrationInterface {
     }
 
     // A group's members are the people whose group_id names it. A touch sets updated_at to null,
-    // which sync_stamp replaces (so it always moves, even when it held that time already).
+    // which sync_stamp replaces (so it always moves, even when it held that time already). Once per
+    // statement, over its transition tables: provisioning many people into one group writes the
+    // group once, not once per person.
     await q.query(`
       CREATE FUNCTION sync_touch_groups() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.group_id IS NOT NULL THEN
-          UPDATE groups SET updated_at = NULL WHERE id = OLD.group_id;
-        END IF;
-        IF TG_OP IN ('UPDATE', 'INSERT') AND NEW.group_id IS NOT NULL THEN
-          UPDATE groups SET updated_at = NULL WHERE id = NEW.group_id;
+        IF TG_OP = 'INSERT' THEN
+          UPDATE groups SET updated_at = NULL WHERE id IN (SELECT group_id FROM new_people);
+        ELSIF TG_OP = 'DELETE' THEN
+          UPDATE groups SET updated_at = NULL WHERE id IN (SELECT group_id FROM old_people);
+        ELSE
+          UPDATE groups SET updated_at = NULL WHERE id IN (
+            SELECT v.group_id FROM old_people o JOIN new_people n ON n.id = o.id,
+                   LATERAL (VALUES (o.group_id), (n.group_id)) AS v (group_id)
+             WHERE (o.group_id, o.organisation_id) IS DISTINCT FROM (n.group_id, n.organisation_id));
         END IF;
         RETURN NULL;
       END $$`);
     await q.query(
-      `CREATE TRIGGER people_sync_touch_groups AFTER UPDATE OF group_id, organisation_id ON people FOR EACH ROW
-       WHEN ((OLD.group_id, OLD.organisation_id) IS DISTINCT FROM (NEW.group_id, NEW.organisation_id)) EXECUTE FUNCTION sync_touch_groups()`,
+      `CREATE TRIGGER people_sync_touch_groups_insert AFTER INSERT ON people REFERENCING NEW TABLE AS new_people
+       FOR EACH STATEMENT EXECUTE FUNCTION sync_touch_groups()`,
     );
-    await q.query(`CREATE TRIGGER people_sync_touch_groups_insert AFTER INSERT ON people FOR EACH ROW EXECUTE FUNCTION sync_touch_groups()`);
-    await q.query(`CREATE TRIGGER people_sync_touch_groups_delete AFTER DELETE ON people FOR EACH ROW EXECUTE FUNCTION sync_touch_groups()`);
+    await q.query(
+      `CREATE TRIGGER people_sync_touch_groups_update AFTER UPDATE ON people REFERENCING OLD TABLE AS old_people NEW TABLE AS new_people
+       FOR EACH STATEMENT EXECUTE FUNCTION sync_touch_groups()`,
+    );
+    await q.query(
+      `CREATE TRIGGER people_sync_touch_groups_delete AFTER DELETE ON people REFERENCING OLD TABLE AS old_people
+       FOR EACH STATEMENT EXECUTE FUNCTION sync_touch_groups()`,
+    );
 
     // What a conversation's calls read beside its own row: its turns, facts and summary.
     await q.query(`
@@ -130,7 +142,7 @@ export class SyncHorizon1764270000000 implements MigrationInterface {
     await q.query(`DROP FUNCTION sync_horizon()`);
     for (const table of ['turns', 'facts', 'summaries']) await q.query(`DROP TRIGGER ${table}_sync_touch_conversation ON ${table}`);
     await q.query(`DROP FUNCTION sync_touch_conversation()`);
-    for (const t of ['people_sync_touch_groups', 'people_sync_touch_groups_insert', 'people_sync_touch_groups_delete'])
+    for (const t of ['people_sync_touch_groups_insert', 'people_sync_touch_groups_update', 'people_sync_touch_groups_delete'])
       await q.query(`DROP TRIGGER ${t} ON people`);
     await q.query(`DROP FUNCTION sync_touch_groups()`);
     for (const table of ['cases', 'conversations', 'groups', 'people', 'invitations']) {
