@@ -18,6 +18,7 @@ import { ENTITIES } from '@features/entities';
 import { GroupsHttpModule } from '@features/groups/http';
 import { OrganisationsConsoleModule } from '@features/organisations/console';
 import { InvitationPageModule, PeopleHttpModule } from '@features/people/http';
+import { ScimConsoleModule } from '@features/scim/console';
 import { ScimHttpModule } from '@features/scim/http';
 import { WebhooksConsoleModule } from '@features/webhooks/console';
 import { WebhooksHttpModule } from '@features/webhooks/http';
@@ -53,6 +54,7 @@ export class ApiModule {
         ConsoleModule,
         ConnectionsConsoleModule,
         OrganisationsConsoleModule,
+        ScimConsoleModule,
         WebhooksConsoleModule,
         CasesHttpModule,
         ConversationsHttpModule,
