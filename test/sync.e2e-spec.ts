@@ -147,6 +147,8 @@ describe('incremental sync (updated_since)', () => {
       ['a day that does not exist', '2026-02-30T08:00:00Z'],
       ['24:00', '2026-11-27T24:00:00Z'],
       ['an empty value', ''],
+      ['year 0000', '0000-01-01T00:00:00Z'],
+      ['a time in year 10000 by its offset', '9999-12-31T23:30:00-01:00'],
     ])('refuses %s with 400 invalid_request, on every list', async (_, value) => {
       for (const path of LISTS) {
         const res = await get(t, `${path}?updated_since=${encodeURIComponent(value)}`);

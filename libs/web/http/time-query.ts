@@ -4,7 +4,11 @@ import { DomainError } from '@kernel/core';
 export const TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
 export const TIME_RULE = { message: '$property must be an ISO 8601 time with its offset, for example 2026-11-27T08:00:00Z' };
 
-/** A time the DTO's pattern let through; one that does not exist (February 30th, 24:00, an offset of +25:00) is refused like a malformed one. */
+/**
+ * A time the DTO's pattern let through; one that does not exist (February 30th, 24:00, an offset of
+ * +25:00) is refused like a malformed one, and so is one outside the years Postgres takes (year 0000,
+ * or 9999-12-31T23:30-01:00, which is in year 10000).
+ */
 export function parseTime(value: string | undefined, field: string, code: 'invalid_request' | 'validation_failed'): Date | undefined {
   if (value === undefined) return undefined;
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(value);
@@ -21,5 +25,6 @@ export function parseTime(value: string | undefined, field: string, code: 'inval
     (offset === null || (+offset[2] < 24 && +offset[3] < 60));
   const d = new Date(value);
   if (!real || Number.isNaN(d.getTime())) throw new DomainError(code, `${field}: must be an ISO 8601 time with its offset, for example 2026-11-27T08:00:00Z`);
+  if (d.getUTCFullYear() < 1 || d.getUTCFullYear() > 9999) throw new DomainError(code, `${field}: must be a time in the years 0001 to 9999 (UTC)`);
   return d;
 }

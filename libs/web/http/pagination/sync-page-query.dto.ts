@@ -8,10 +8,11 @@ import { PageQueryDto } from './page-query.dto';
 export const UPDATED_SINCE_RULES =
   'Only items whose `updated_at` is at or after this time (inclusive); the order and the cursor rules stay. ' +
   'A cursor is valid only with the `updated_since` of the page that gave it. ' +
-  'To keep a copy in sync without gaps: walk the list with `updated_since`, keep the highest `updated_at` seen, ' +
-  'walk again from it (the same time, inclusive) and discard what you already hold by `id` and `updated_at`. ' +
-  'Every page shows only changes made before the walk began, and a change still being written when the walk began ' +
-  'is held back to the next walk, so no change is ever skipped whatever order transactions commit in. ' +
+  'To keep a copy in sync without gaps: walk the whole list with `updated_since` (the first time `1970-01-01T00:00:00Z`), ' +
+  'store each item by `id`, keep the highest `updated_at` seen, then walk again from it (the same time, inclusive); ' +
+  'the items that come back again replace themselves. ' +
+  'Every page of a walk shows only changes made before the walk began, and a change still being written then ' +
+  'is held back to the next walk, so no change is ever skipped whatever order writes finish in. ' +
   'Removed items (a person taken out of the organisation, a group deleted, an invitation answered or withdrawn) ' +
   'no longer appear in the list: a full walk without `updated_since` shows which ids remain.';
 
