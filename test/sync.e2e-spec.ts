@@ -3,6 +3,7 @@ import { ConversationIngestService } from '@features/conversations';
 import { DataSource, QueryRunner } from 'typeorm';
 import { makeTenant, Tenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
+import { until } from './support/until';
 
 type Res = { status: number; body: any };
 type Item = { id: string; updated_at: string; created_at: string; joined_at?: string };
@@ -107,6 +108,15 @@ describe('incremental sync (updated_since)', () => {
     return res.body.data as Item;
   };
   const read = async (tenant: Tenant, path: string) => (await get(tenant, path)).body.data as Item & Record<string, unknown>;
+  /**
+   * Until every change made so far can be listed: the horizon a walk would take now is past the
+   * database's clock at the call. A walk shows a change once no transaction that began before it is
+   * still running (a statement of the api's own, under load, can take a moment).
+   */
+  const settled = async () => {
+    const [{ t }] = await db.query(`SELECT clock_timestamp() AS t`);
+    await until(async () => (await db.query(`SELECT sync_horizon() > $1 AS ok`, [t]))[0].ok, 'the sync horizon to pass the changes made');
+  };
   /** A transaction of its own, kept open until the test commits it. */
   const held = async (): Promise<QueryRunner> => {
     const qr = db.createQueryRunner();
@@ -124,6 +134,7 @@ describe('incremental sync (updated_since)', () => {
       await new Promise((r) => setTimeout(r, 2));
       await cases.close(before.cases[0].id);
       const fresh = { case: await openCase(tenant), group: await group(tenant) };
+      await settled();
       const changed = await walk(tenant, '/v1/cases', plusMs(since, 1), 1);
       expect(changed.map((c) => c.id)).toEqual([fresh.case.id, before.cases[0].id]);
       expect((await walk(tenant, '/v1/groups', plusMs(since, 1))).map((g) => g.id)).toEqual([fresh.group.id]);
@@ -182,6 +193,7 @@ describe('incremental sync (updated_since)', () => {
   describe('what moves updated_at', () => {
     /** The object's updated_at moved, and a walk from just after its previous value lists it. */
     const moved = async (tenant: Tenant, list: List, path: string, before: Item, what: string) => {
+      await settled();
       const now = await read(tenant, path);
       expect({ what, later: Date.parse(now.updated_at) > Date.parse(before.updated_at) }).toEqual({ what, later: true });
       expect({ what, listed: (await walk(tenant, list, plusMs(before.updated_at, 1))).some((i) => i.id === before.id) }).toEqual({ what, listed: true });
@@ -258,17 +270,19 @@ describe('incremental sync (updated_since)', () => {
       const inv = await invite(tenant);
       await tick();
       await db.query(`UPDATE invitations SET job_title = 'Interpreter' WHERE id = $1`, [inv.id]);
+      await settled();
       const [changed] = (await walk(tenant, '/v1/invitations', plusMs(inv.updated_at, 1))).filter((i) => i.id === inv.id);
       expect(changed).toMatchObject({ job_title: 'Interpreter', status: 'pending' });
-      // Expiry writes nothing: it is a change at expires_at all the same.
-      const [[{ at }]] = await db.query(`UPDATE invitations SET expires_at = now() + interval '300 milliseconds' WHERE id = $1 RETURNING expires_at AS at`, [
-        inv.id,
-      ]);
+      // Expiry writes nothing: it is a change at expires_at all the same. The last write is before it.
+      const [[{ at, written }]] = await db.query(
+        `UPDATE invitations SET expires_at = now() + interval '200 milliseconds' WHERE id = $1 RETURNING expires_at AS at, updated_at AS written`,
+        [inv.id],
+      );
       const expiresAt = (at as Date).toISOString();
-      const pending = (await walk(tenant, '/v1/invitations', EPOCH)).find((i) => i.id === inv.id)!;
-      expect(Date.parse(pending.updated_at)).toBeLessThan(Date.parse(expiresAt));
-      await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(expiresAt) - Date.now()) + 20));
-      const expired = (await walk(tenant, '/v1/invitations', plusMs(pending.updated_at, 1))).find((i) => i.id === inv.id);
+      expect((written as Date).getTime()).toBeLessThan(Date.parse(expiresAt));
+      await until(async () => (await db.query(`SELECT clock_timestamp() > $1 AS ok`, [expiresAt]))[0].ok, 'expires_at to pass');
+      await settled();
+      const expired = (await walk(tenant, '/v1/invitations', plusMs((written as Date).toISOString(), 1))).find((i) => i.id === inv.id);
       expect(expired).toMatchObject({ status: 'expired', updated_at: expiresAt });
       expect((await walk(tenant, '/v1/invitations', plusMs(expiresAt, 1))).map((i) => i.id)).not.toContain(inv.id);
     });
@@ -284,6 +298,7 @@ describe('incremental sync (updated_since)', () => {
       const early = await person(tenant);
       const late = await person(tenant);
       const mirror = new Mirror(tenant, '/v1/users');
+      await settled();
       await mirror.sync();
       const qr = await held();
       try {
@@ -296,6 +311,7 @@ describe('incremental sync (updated_since)', () => {
         if (qr.isTransactionActive) await qr.rollbackTransaction();
         await qr.release();
       }
+      await settled();
       await mirror.sync();
       return { mirror, early, late };
     }
@@ -418,7 +434,8 @@ describe('incremental sync (updated_since)', () => {
     await Promise.all(writers.map((w) => w()));
     writing = false;
     await syncing;
-    // Changes stopped: one more round brings every copy up to date.
+    // Changes stopped: once the horizon has passed them, one more round brings every copy up to date.
+    await settled();
     for (const m of mirrors) await m.sync(2);
 
     expect(stats.heldCommits).toBe(6);
