@@ -10,6 +10,8 @@ export * from './error-dialect';
 export * from './error-render';
 export * from './header-limit';
 export * from './pagination/page-query.dto';
+export * from './pagination/sync-page-query.dto';
+export * from './time-query';
 export * from './request-id';
 export * from './route-table';
 export * from './slow-clients';

@@ -16,6 +16,8 @@ import { DocumentOriginalChunks1764160000000 } from './1764160000000-DocumentOri
 import { DeliveryExchange1764170000000 } from './1764170000000-DeliveryExchange';
 import { WebhookPreviousSecret1764180000000 } from './1764180000000-WebhookPreviousSecret';
 import { SwitchOffWarnings1764180500000 } from './1764180500000-SwitchOffWarnings';
+import { ScimPagingStatistics1764260000000 } from './1764260000000-ScimPagingStatistics';
+import { SyncHorizon1764270000000 } from './1764270000000-SyncHorizon';
 
 export { CHANNELS } from './channels';
 
@@ -39,4 +41,6 @@ export const MIGRATIONS = [
   DeliveryExchange1764170000000,
   WebhookPreviousSecret1764180000000,
   SwitchOffWarnings1764180500000,
+  ScimPagingStatistics1764260000000,
+  SyncHorizon1764270000000,
 ];
