@@ -17,3 +17,4 @@ export * from './api-data-array';
 export * from './api-docs';
 export * from './id-docs';
 export * from './no-body.pipe';
+export * from './time-filter';

@@ -4,7 +4,7 @@ import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
 import { ApiData, ApiErrors, ApiIdParam, DigitsIdPipe } from '@web/http';
 import { Idempotent } from '@web/idempotency';
 import { WebhookEnableService } from '../webhook-enable.service';
-import { time } from './deliveries.controller';
+import { time } from '@web/http';
 import { EnableResultDto, EnableWebhookDto } from './dto/enable.dto';
 import { ENABLE_RULES } from './enable.api-docs';
 import { presentWebhook } from './webhook.presenter';
