@@ -13,7 +13,7 @@ import { ScimMembership } from './scim-membership';
 import { applyScimPatch, ScimJson, readScimResource } from './model/scim-patch';
 import { GROUP_RESOURCE } from './model/scim-schemas';
 import { attributeChanges, memberChanges, ProvisioningChanges } from './model/provisioning-event';
-import { ProvisioningLogService, WriteRecorder } from './provisioning-log.service';
+import { ProvisioningLogService } from './provisioning-log.service';
 
 const nameTaken = (name: string) =>
   uniqueness(`displayName: "${name}" is already the name of a group in this organisation (names are compared ignoring case).`);

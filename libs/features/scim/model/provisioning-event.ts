@@ -48,7 +48,10 @@ export function identityProviderOf(userAgent: string | undefined | null): Identi
 /** The User-Agent as kept: control characters dropped, cut to USER_AGENT_MAX; null when none. */
 export function keptUserAgent(userAgent: string | undefined | null): string | null {
   if (!userAgent) return null;
-  const clean = userAgent.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const clean = [...userAgent]
+    .filter((c) => c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) !== 0x7f)
+    .join('')
+    .trim();
   return clean === '' ? null : cut(clean, USER_AGENT_MAX);
 }
 

@@ -6,7 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * organisation's log newest first (the console and `GET /v1/provisioning-events`), the refusals
  * alone (a partial index, so successes never write it), a connection's last hour (the refusal
  * warning) and a BRIN on the time for the sweep (append-only, nearly free to keep). The warning's
- * once-a-day claim is a row per connection and day: the primary key lets one insert win.
+ * once-a-day claim is a row per connection holding when it was last sent: an upsert that only
+ * moves a time older than a day lets one worker win.
  */
 export class ProvisioningEvents1764240000000 implements MigrationInterface {
   name = 'ProvisioningEvents1764240000000';
@@ -32,17 +33,13 @@ export class ProvisioningEvents1764240000000 implements MigrationInterface {
        )`,
     );
     await q.query(`CREATE INDEX provisioning_events_list_idx ON provisioning_events (organisation_id, created_at DESC, id DESC)`);
-    await q.query(
-      `CREATE INDEX provisioning_events_refused_idx ON provisioning_events (organisation_id, created_at DESC, id DESC) WHERE outcome = 'refused'`,
-    );
+    await q.query(`CREATE INDEX provisioning_events_refused_idx ON provisioning_events (organisation_id, created_at DESC, id DESC) WHERE outcome = 'refused'`);
     await q.query(`CREATE INDEX provisioning_events_connection_idx ON provisioning_events (connection_id, created_at)`);
     await q.query(`CREATE INDEX provisioning_events_time_brin ON provisioning_events USING brin (created_at)`);
     await q.query(
       `CREATE TABLE scim_refusal_warnings (
-         connection_id bigint NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
-         day date NOT NULL,
-         sent_at timestamptz(3) NOT NULL,
-         PRIMARY KEY (connection_id, day)
+         connection_id bigint PRIMARY KEY REFERENCES connections (id) ON DELETE CASCADE,
+         sent_at timestamptz(3) NOT NULL
        )`,
     );
   }
