@@ -8,7 +8,7 @@ import { DataSource } from 'typeorm';
 import { TestApi } from './support/api';
 import { expectScimError, oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
 import { until } from './support/until';
-import { startWebhookWorker } from './support/webhook-worker';
+import { startScimJobs } from './support/scim-jobs';
 
 const OKTA_UA = 'Okta SCIM Client 1.0.0';
 const ENTRA_UA = 'Azure AD SCIM Client';
@@ -320,7 +320,7 @@ describe('SCIM provisioning log', () => {
   describe('the 90-day sweep', () => {
     let worker: INestApplicationContext;
     beforeAll(async () => {
-      worker = await startWebhookWorker(AppConfig.fromEnv({ WORKER_HEALTH_PORT: '0', METRICS_PORT: '0' }));
+      worker = await startScimJobs(AppConfig.fromEnv({}));
     });
     afterAll(() => worker?.close());
     afterEach(() => jest.restoreAllMocks());

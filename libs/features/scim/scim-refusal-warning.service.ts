@@ -59,7 +59,7 @@ export class ScimRefusalWarningService {
             WHERE created_at > $1 AND created_at <= $2 AND operation = ANY ($3::text[])
             GROUP BY connection_id
          ), alarming AS (
-           SELECT * FROM hour WHERE refused >= $4 AND refused > writes * $5
+           SELECT * FROM hour WHERE refused >= $4 AND refused > writes * $5::numeric
          ), claimed AS (
            INSERT INTO scim_refusal_warnings AS w (connection_id, sent_at)
            SELECT connection_id, $2 FROM alarming
@@ -113,7 +113,7 @@ export class ScimRefusalWarningService {
         `Identity providers stop provisioning when too many operations fail: Microsoft Entra ID puts the application in quarantine, and Okta stops retrying, until someone acts.`,
         ``,
         `The commonest refusals:`,
-        ...common.map((c) => `- ${c.n} × ${c.status}${c.scim_type ? ` ${c.scim_type}` : ''}${c.example ? `, for example: ${c.example}` : ''}`),
+        ...common.map((c) => `- ${c.status}${c.scim_type ? ` ${c.scim_type}` : ''}: ${c.n} times${c.example ? `, for example: ${c.example}` : ''}`),
         ``,
         `Every refusal, with what was asked and why it was refused, is in the provisioning log:`,
         this.logUrl(d.connection_id),
