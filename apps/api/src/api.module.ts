@@ -20,6 +20,7 @@ import { OrganisationsConsoleModule } from '@features/organisations/console';
 import { InvitationPageModule, PeopleHttpModule } from '@features/people/http';
 import { ScimHttpModule } from '@features/scim/http';
 import { WebhooksConsoleModule } from '@features/webhooks/console';
+import { ProvisioningLogConsoleModule } from '@features/scim/console';
 import { WebhooksHttpModule } from '@features/webhooks/http';
 import { HealthModule } from './health/health.module';
 import { HttpDrain } from './http-drain';
@@ -54,6 +55,7 @@ export class ApiModule {
         ConnectionsConsoleModule,
         OrganisationsConsoleModule,
         WebhooksConsoleModule,
+        ProvisioningLogConsoleModule,
         CasesHttpModule,
         ConversationsHttpModule,
         ScimHttpModule,

@@ -14,6 +14,7 @@ import {
   featureViews,
   formText,
   noticeFor,
+  parseSince,
   redirectTo,
   Viewer,
 } from '@web/console';
@@ -91,22 +92,7 @@ const STATE_LABELS: Record<string, string> = {
   given_up: 'given up',
 };
 
-/**
- * A `datetime-local` value (read as UTC: the page says so), or null when it is not one: every
- * field in its range (no 25:00, no 31 February), the year from 0001 on, so that whatever it
- * answers is a real time Postgres can compare with a timestamptz column.
- */
-export function parseSince(value: string): Date | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value.trim());
-  if (!m) return null;
-  const [year, month, day, hour, minute, second] = [+m[1], +m[2], +m[3], +m[4], +m[5], m[6] ? +m[6] : 0];
-  if (year < 1 || hour > 23 || minute > 59 || second > 59) return null;
-  const d = new Date(0);
-  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0–99 as 1900–1999.
-  d.setUTCFullYear(year, month - 1, day);
-  d.setUTCHours(hour, minute, second, 0);
-  return d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day ? null : d;
-}
+export { parseSince };
 
 /** A time as a `datetime-local` value in UTC. */
 const sinceValue = (d: Date) => d.toISOString().slice(0, 16);
