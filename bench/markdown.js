@@ -380,6 +380,7 @@ const RENDER = {
   console: [consolePage, "The console's Deliveries page as the log grows"],
   scim: [scim, 'SCIM provisioning and lookups'],
   'scim-compare': [scimCompare, 'SCIM: two builds side by side'],
+  'scim-compare-provisioning-log': [scimCompare, 'SCIM: provisioning without (A) and with (B) the provisioning log'],
   documents: [documents],
   webhooks: [(r) => `${webhooks(r)}\n`],
   fairness: [(r) => `${fairness(r)}\n`],

@@ -187,7 +187,7 @@ describe('Integrations section: the provisioning log (browser)', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Update (PATCH) User ${userIds[0]}: succeeded`);
     const attrs = await page
       .locator('main table tbody tr')
-      .evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (cell) => (cell.textContent ?? '').trim()).join(' ')));
+      .evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (cell: { textContent: string | null }) => (cell.textContent ?? '').trim()).join(' ')));
     expect(attrs).toEqual(expect.arrayContaining(['active true false', 'name.givenName Test Ana', 'title — Senior interpreter']));
     await visitCheck(page, 'provisioning-event-user');
 

@@ -151,9 +151,8 @@ export function memberChanges(before: readonly string[], after: readonly string[
 }
 
 /**
- * Whether a connection's last hour of SCIM writes calls for the warning: more than a fifth
- * refused, and at least `minimum` refused.
+ * A connection's last hour of SCIM writes calls for the warning when more than this share of them
+ * were refused, and at least this many (ScimRefusalWarningService's query reads both).
  */
 export const REFUSAL_SHARE = 0.2;
 export const REFUSAL_MINIMUM = 20;
-export const refusalsAlarming = (writes: number, refused: number): boolean => refused >= REFUSAL_MINIMUM && refused > writes * REFUSAL_SHARE;
