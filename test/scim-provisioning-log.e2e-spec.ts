@@ -7,6 +7,7 @@ import { ScimMaintenanceJobs } from '@features/scim/worker';
 import { DataSource } from 'typeorm';
 import { TestApi } from './support/api';
 import { expectScimError, oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
+import { OpenApiChecker } from './support/openapi-check';
 import { until } from './support/until';
 import { startScimJobs } from './support/scim-jobs';
 
@@ -209,6 +210,24 @@ describe('SCIM provisioning log', () => {
     const [refused] = await refusals(t, 1);
     expect(refused).toMatchObject({ operation: 'update', resource_id: user.id, status: 400, scim_type: res.body.scimType ?? null });
     expect((await all(t, '?outcome=succeeded')).map((e) => e.operation)).toEqual(['create']);
+  });
+
+  it('answers as the OpenAPI document describes: changes of users and groups, refusals, errors', async () => {
+    const checker = new OpenApiChecker((await api.http().get('/v1/openapi.json')).body);
+    const t = await scimTenant(api);
+    const user = ok(await scim(api, t, 'post', '/Users', oktaUser(`o.${rand()}@${t.domain}`)), 201);
+    ok(await scim(api, t, 'post', '/Groups', { schemas: [SCIM.group], displayName: `G ${rand()}`, members: [{ value: user.id }] }), 201);
+    expectScimError(await scim(api, t, 'post', '/Users', oktaUser(user.userName)), 409, 'uniqueness');
+    await refusals(t, 1);
+    const res = await events(t);
+    expect(res.body.data.map((e) => `${e.operation} ${e.resource_type} ${e.outcome}`)).toEqual([
+      'create User refused',
+      'create Group succeeded',
+      'create User succeeded',
+    ]);
+    checker.check('GET', '/v1/provisioning-events', 200, res.body);
+    const bad = await events(t, '?outcome=maybe');
+    checker.check('GET', '/v1/provisioning-events', 400, bad.body);
   });
 
   it('never shows another organisation’s events, and needs users:read', async () => {

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { ID_SCHEMA_PATTERN, PageQueryDto, TIME_PATTERN, TIME_RULE } from '@web/http';
 import { IDENTITY_PROVIDERS, PROVISIONING_OPERATIONS, PROVISIONING_OUTCOMES, PROVISIONING_RESOURCE_TYPES } from '../../model/provisioning-event';
@@ -38,6 +39,11 @@ export class ProvisioningEventListQueryDto extends PageQueryDto {
   until?: string;
 }
 
+/** Any JSON value an attribute may hold, or null. */
+const ANY_VALUE: { oneOf: SchemaObject[] } = {
+  oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: {} }, { type: 'object' }, { type: 'null' }],
+};
+
 /** One attribute a write changed. */
 export class AttributeChangeDto {
   @ApiProperty({
@@ -48,14 +54,14 @@ export class AttributeChangeDto {
   attribute: string;
 
   @ApiProperty({
-    nullable: true,
+    ...ANY_VALUE,
     example: 'Ana',
     description:
       'Its value before (null: it had none, or the resource was created). A value whose JSON is over 300 characters is that JSON cut, ending in `…`.',
   })
   old: unknown;
 
-  @ApiProperty({ nullable: true, example: 'Anna', description: 'Its value after (null: it has none now, or the resource was deleted); cut as `old` is.' })
+  @ApiProperty({ ...ANY_VALUE, example: 'Anna', description: 'Its value after (null: it has none now, or the resource was deleted); cut as `old` is.' })
   new: unknown;
 }
 
