@@ -3,6 +3,7 @@ import { AppConfig } from '@kernel/config';
 import { Clock } from '@kernel/core';
 import { Metrics } from '@kernel/metrics';
 import { MAINTENANCE_JOBS } from '@kernel/queue';
+import { OrganisationsService } from '@features/organisations';
 import { ScimMaintenanceJobs } from '@features/scim/worker';
 import { DataSource } from 'typeorm';
 import { TestApi } from './support/api';
@@ -194,6 +195,22 @@ describe('SCIM provisioning log', () => {
     // The connection without groups:write has its own refusal, in its own organisation.
     const other = await refusals(readOnly, 1);
     expect(other).toEqual([expect.objectContaining({ operation: 'create', resource_type: 'Group', status: 403, connection_id: readOnly.connectionId })]);
+  });
+
+  it('records the refusals of a good key from an address off the allow-list, or while integrations are off, for its connection', async () => {
+    const t = await scimTenant(api);
+    const orgs = api.app.get(OrganisationsService);
+    await orgs.setAllowlist(t.organisationId, ['203.0.113.0/24']);
+    expectScimError(await scim(api, t, 'post', '/Users', oktaUser(`ip.${rand()}@${t.domain}`)), 403);
+    await orgs.setAllowlist(t.organisationId, []);
+    await orgs.setModule(t.organisationId, false);
+    expectScimError(await scim(api, t, 'delete', '/Users/12'), 403);
+    await orgs.setModule(t.organisationId, true);
+    const log = await refusals(t, 2);
+    expect(log.map((e) => [e.operation, e.status, e.connection_id, e.detail])).toEqual([
+      ['delete', 403, t.connectionId, expect.stringMatching(/integrations module is off/)],
+      ['create', 403, t.connectionId, expect.stringMatching(/not allowed/)],
+    ]);
   });
 
   it('records a refusal that rolled a change back (a PATCH whose second operation fails) as a refusal only', async () => {
