@@ -5,6 +5,7 @@ import {
   memberChanges,
   MEMBERS_MAX,
   scimRequestShape,
+  storable,
   USER_AGENT_MAX,
   VALUE_MAX,
 } from './provisioning-event';
@@ -29,6 +30,14 @@ describe('the provisioning log’s rules', () => {
     expect(keptUserAgent('x'.repeat(500))!.endsWith('…')).toBe(true);
     expect(keptUserAgent('\u0001')).toBeNull();
     expect(keptUserAgent(undefined)).toBeNull();
+  });
+
+  it('keeps only text Postgres stores: no NUL, no lone surrogate', () => {
+    expect(storable('a\u0000b')).toBe('ab');
+    expect(storable('x\ud800y\udc00z')).toBe('x\ufffdy\ufffdz');
+    expect(storable('😀')).toBe('😀');
+    expect(scimRequestShape('GET', '/scim/v2/Users/%00%F0%9F%98%80').resourceId).toBe('😀');
+    expect(keptUserAgent(`${'x'.repeat(USER_AGENT_MAX - 2)}😀😀`)).toBe(`${'x'.repeat(USER_AGENT_MAX - 2)}\ufffd…`);
   });
 
   it('reads the operation, resource and id of a SCIM path in any letter case', () => {

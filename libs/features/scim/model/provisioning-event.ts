@@ -31,7 +31,18 @@ export const MEMBERS_MAX = 100;
 /** Attributes never written to the log, whatever a state holds (a secret, or not kept by the service). */
 const NEVER_LOGGED = new Set(['password', 'x509certificates']);
 
-const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+/**
+ * Text as Postgres keeps it: no NUL (a `text` column refuses it, and `jsonb` its escape), and no
+ * lone UTF-16 surrogate (replaced by U+FFFD), whatever a request's path or body held.
+ */
+export const storable = (s: string): string =>
+  s.replace(/\u0000/g, '').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+
+/** `s` storable and at most `max` characters, marked with … when cut (a surrogate pair the cut splits becomes U+FFFD). */
+const cut = (s: string, max: number): string => {
+  const clean = storable(s);
+  return clean.length > max ? storable(`${clean.slice(0, max - 1)}…`) : clean;
+};
 
 /**
  * The identity provider a User-Agent names: Okta's connector sends `Okta SCIM Client …` (and
