@@ -36,7 +36,10 @@ const NEVER_LOGGED = new Set(['password', 'x509certificates']);
  * lone UTF-16 surrogate (replaced by U+FFFD), whatever a request's path or body held.
  */
 export const storable = (s: string): string =>
-  s.replace(/\u0000/g, '').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  s
+    .split('\u0000')
+    .join('')
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 
 /** `s` storable and at most `max` characters, marked with … when cut (a surrogate pair the cut splits becomes U+FFFD). */
 const cut = (s: string, max: number): string => {
