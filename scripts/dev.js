@@ -10,6 +10,8 @@ const path = require('node:path');
 const readline = require('node:readline');
 const { devSettings } = require('./dev-env');
 const { devServices, DevError, portFree, masked } = require('./dev-services');
+const { chooseDevTranslation } = require('./dev-translation');
+const { allowLocalReceiver } = require('./dev-receiver');
 
 const root = path.resolve(__dirname, '..');
 const settings = devSettings(root);
@@ -99,7 +101,7 @@ async function ensureDemo(apiUrl) {
   return { demo, me: res, reused: false };
 }
 
-function banner({ demo, me, reused }, pg, redis, consoleLink) {
+function banner({ demo, me, reused }, pg, redis, consoleLink, translation, receiver) {
   const base = `https://localhost:${PORT}`;
   const line = '─'.repeat(78);
   const rows = [
@@ -113,10 +115,9 @@ function banner({ demo, me, reused }, pg, redis, consoleLink) {
       : '   metrics       off (METRICS_ENABLED=false)',
     `   Postgres      ${masked(pg.url)}  (${pg.how})`,
     `   Redis         ${masked(redis.url)}  (${redis.how})`,
-    env.TRANSLATION_ENGINE && env.TRANSLATION_ENGINE !== 'none'
-      ? `   Translation   ${env.TRANSLATION_ENGINE} ${env.TRANSLATION_ENGINE_URL ?? ''}`
-      : '   Translation   NONE configured: documents end `failed` with that reason (set TRANSLATION_ENGINE\n' +
-        '                 and TRANSLATION_ENGINE_URL, e.g. libretranslate http://localhost:5000; see docs/partners/documents.md)',
+    translation.engine === 'none'
+      ? `   Translation   NONE: ${translation.note}\n                 (other engines: docs/partners/documents.md#engines)`
+      : `   Translation   ${translation.engine}${env.TRANSLATION_ENGINE_URL ? ` ${env.TRANSLATION_ENGINE_URL}` : ''}: ${translation.note}`,
     ` Demo tenant ${reused ? '(reused from .data/demo.json)' : '(new, saved in .data/demo.json)'}`,
     `   organisation  ${demo.organisation_id}`,
     `   connection    ${demo.connection_id}  (all scopes)`,
@@ -136,6 +137,7 @@ function banner({ demo, me, reused }, pg, redis, consoleLink) {
           `   (works once, for 15 minutes; another: npm run admin -- console link --person ${consoleLink.person})`,
         ]
       : [' Integrations section: this demo organisation was seeded before it had an integrations manager (see docs/console.md)']),
+    ...(receiver ? [' Webhooks to this machine (https://127.0.0.1/…, trusted and allowed in this dev run only):', '   npm run admin -- webhook listen'] : []),
     ` Ctrl-C (or SIGTERM / SIGHUP to npm or to dev, pid ${process.pid}) stops everything.`,
     line,
   ];
@@ -186,6 +188,8 @@ async function main() {
   const redis = await backing.ensureRedis();
   build();
   Object.assign(env, { DATABASE_URL: pg.url, REDIS_URL: redis.url });
+  const translation = chooseDevTranslation(env, { say });
+  const receiver = await allowLocalReceiver(env, dataDir);
   say(`migrating ${masked(pg.url)}…`);
   const { applied = [] } = admin(['migrate', '--json']);
   say(applied.length ? `applied: ${applied.join(', ')}` : 'schema up to date');
@@ -202,7 +206,7 @@ async function main() {
   const consoleLink = seeded.console_person_id
     ? { person: seeded.console_person_id, ...admin(['console', 'link', '--person', seeded.console_person_id, '--json']) }
     : null;
-  banner(demo, pg, redis, consoleLink);
+  banner(demo, pg, redis, consoleLink, translation, receiver);
 }
 
 main().catch((err) => {

@@ -86,7 +86,7 @@ async function testServicesProblem(env = process.env) {
 
 /**
  * Programs the tests drive for real, from Debian packages: the browser the console's tests use,
- * the connection pooler, Redis Sentinel and promtool. Missing ones are installed with apt-get when
+ * the connection pooler, Redis Sentinel, promtool, the Apertium engine and LibreOffice. Missing ones are installed with apt-get when
  * this runs as root (a fresh CI machine); otherwise the message says which command installs them.
  */
 const SYSTEM_PACKAGES = [
@@ -95,6 +95,9 @@ const SYSTEM_PACKAGES = [
   { pkg: 'pgbouncer', bin: '/usr/sbin/pgbouncer', for: 'the connection-pooler tests' },
   { pkg: 'redis-sentinel', bin: '/usr/bin/redis-sentinel', for: 'the Redis Sentinel tests' },
   { pkg: 'prometheus', bin: '/usr/bin/promtool', for: 'promtool, which checks the alert rules and the metrics text' },
+  { pkg: 'apertium', bin: '/usr/bin/apertium', for: 'the real translation engine the document tests run' },
+  { pkg: 'apertium-eng-spa', bin: '/usr/share/apertium/modes/eng-spa.mode', for: "Apertium's English-Spanish pair" },
+  { pkg: 'libreoffice-writer-nogui', bin: '/usr/bin/soffice', for: 'LibreOffice, which opens the translated .docx the tests produce' },
 ];
 
 function systemPackagesProblem() {

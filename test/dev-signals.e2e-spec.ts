@@ -39,6 +39,27 @@ const alive = (pid: number) => {
   }
 };
 
+/** With no TRANSLATION_ENGINE set, the demo's documents are translated by Apertium (installed by the test command). */
+async function expectDemoTranslates(output: string) {
+  expect(output).toMatch(/Translation {3}apertium: the apertium command \(pairs: [^)]*eng-spa/);
+  const base = /curl -k (https:\/\/\S+?)\/v1\/me/.exec(output)![1];
+  const auth = { Authorization: `Bearer ${/key {11}(svc_\S+)/.exec(output)![1]}` };
+  const cases = (await (await fetch(`${base}/v1/cases?limit=1`, { headers: auth })).json()) as { data: { id: string }[] };
+  const sent = await fetch(`${base}/v1/documents`, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ case_id: cases.data[0].id, text: 'The cat is black.', source_language: 'en', target_language: 'es' }),
+  });
+  expect(sent.status).toBe(202);
+  const { id } = ((await sent.json()) as { data: { id: string } }).data;
+  let doc: { state: string; translation?: { content: string } } = { state: 'queued' };
+  for (const until = Date.now() + 60_000; ['queued', 'translating'].includes(doc.state) && Date.now() < until;) {
+    await new Promise((r) => setTimeout(r, 250));
+    doc = ((await (await fetch(`${base}/v1/documents/${id}`, { headers: auth })).json()) as { data: typeof doc }).data;
+  }
+  expect(doc).toMatchObject({ state: 'translated', translation: { content: 'El gato es negro.' } });
+}
+
 describe('`npm run dev` stops everything it started when the npm process is signalled (as on Ctrl-C)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'dev-signals-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -81,6 +102,7 @@ describe('`npm run dev` stops everything it started when the npm process is sign
       const linkPage = await fetch(link!);
       expect(linkPage.status).toBe(200);
       expect(await linkPage.text()).toContain('This link signs you in to your organisation');
+      if (signal === 'SIGTERM') await expectDemoTranslates(output);
       const started = descendants(dev.pid!);
       const commands = started.map((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8'));
       expect(commands.some((c) => c.includes('dist/apps/api/src/main.js'))).toBe(true);

@@ -111,3 +111,62 @@ describe('the Redis hint of npm run dev', () => {
     expect(ports).toContain(`${hostname}:${port}:6379`);
   });
 });
+
+describe('the translation engine npm run dev chooses', () => {
+  const { chooseDevTranslation } = require('../scripts/dev-translation') as {
+    chooseDevTranslation: (
+      env: Record<string, string | undefined>,
+      hands: { say: (m: string) => void; pairs: () => string[] | null; canInstall: () => boolean; install: () => boolean },
+    ) => { engine: string; note: string };
+  };
+  const hands = (installed: string[] | null, { root = false, installs = true } = {}) => {
+    let now = installed;
+    const calls: string[] = [];
+    return {
+      calls,
+      say: () => {},
+      pairs: () => now,
+      canInstall: () => root,
+      install: () => {
+        calls.push('install');
+        if (installs) now = ['eng-spa', 'spa-eng'];
+        return installs;
+      },
+    };
+  };
+
+  it('keeps a TRANSLATION_ENGINE that was set, none included, and installs nothing', () => {
+    for (const engine of ['none', 'libretranslate']) {
+      const env: Record<string, string> = { TRANSLATION_ENGINE: engine };
+      const h = hands(null, { root: true });
+      expect(chooseDevTranslation(env, h).engine).toBe(engine);
+      expect(env.TRANSLATION_ENGINE).toBe(engine);
+      expect(h.calls).toEqual([]);
+    }
+  });
+
+  it('unset: Apertium when its English-Spanish pair is there', () => {
+    const env: Record<string, string | undefined> = {};
+    const h = hands(['eng-spa', 'spa-eng']);
+    expect(chooseDevTranslation(env, h)).toMatchObject({ engine: 'apertium', note: expect.stringContaining('eng-spa') });
+    expect(env.TRANSLATION_ENGINE).toBe('apertium');
+    expect(h.calls).toEqual([]);
+  });
+
+  it('unset and missing: installs it as root, otherwise none with the command to run', () => {
+    const asRoot: Record<string, string | undefined> = {};
+    const root = hands(null, { root: true });
+    expect(chooseDevTranslation(asRoot, root).engine).toBe('apertium');
+    expect(root.calls).toEqual(['install']);
+
+    const asUser: Record<string, string | undefined> = {};
+    const user = hands(null);
+    expect(chooseDevTranslation(asUser, user)).toEqual({ engine: 'none', note: expect.stringContaining('apt-get install apertium apertium-eng-spa') });
+    expect(asUser.TRANSLATION_ENGINE).toBe('none');
+    expect(user.calls).toEqual([]);
+
+    const failed = hands(['fra-spa'], { root: true, installs: false });
+    expect(chooseDevTranslation({}, failed).engine).toBe('none');
+    expect(failed.calls).toEqual(['install']);
+  });
+});

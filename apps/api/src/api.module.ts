@@ -18,9 +18,9 @@ import { ENTITIES } from '@features/entities';
 import { GroupsHttpModule } from '@features/groups/http';
 import { OrganisationsConsoleModule } from '@features/organisations/console';
 import { InvitationPageModule, PeopleHttpModule } from '@features/people/http';
+import { ScimConsoleModule } from '@features/scim/console';
 import { ScimHttpModule } from '@features/scim/http';
 import { WebhooksConsoleModule } from '@features/webhooks/console';
-import { ProvisioningLogConsoleModule } from '@features/scim/console';
 import { WebhooksHttpModule } from '@features/webhooks/http';
 import { HealthModule } from './health/health.module';
 import { HttpDrain } from './http-drain';
@@ -54,8 +54,8 @@ export class ApiModule {
         ConsoleModule,
         ConnectionsConsoleModule,
         OrganisationsConsoleModule,
+        ScimConsoleModule,
         WebhooksConsoleModule,
-        ProvisioningLogConsoleModule,
         CasesHttpModule,
         ConversationsHttpModule,
         ScimHttpModule,

@@ -8,9 +8,27 @@ import { ConsoleExceptionFilter } from './console-exception.filter';
 import { ConsoleGuard } from './console.guard';
 import { ConsoleViews } from './console-views';
 
+/**
+ * How the reveal page presents a key made for one purpose (a feature's set-up page, say the SCIM
+ * one): its title and crumbs, the values the key goes with (each copyable), where to paste it, a
+ * GET to try it with, and the way back. Without it the page presents a partner's key.
+ */
+export interface KeyPurpose {
+  title: string;
+  crumbs: Array<{ href: string; label: string }>;
+  /** Shown above the key, each with a copy button: e.g. the address the key is used at. */
+  facts: Array<{ label: string; value: string }>;
+  /** One sentence: where the key is pasted. */
+  instruction: string;
+  /** A path under the public base that the key may GET, and one sentence on what it answers. */
+  tryPath: string;
+  trySays: string;
+  back: { href: string; label: string };
+}
+
 /** A secret shown once: a new key, or a webhook's new signing secret (made with it, or rotated). */
 export type RevealPayload =
-  | { kind: 'key'; connectionId: string; connectionName: string; key: string; lastFour: string }
+  | { kind: 'key'; connectionId: string; connectionName: string; key: string; lastFour: string; purpose?: KeyPurpose }
   | {
       kind: 'webhook_secret';
       connectionId: string;
@@ -69,14 +87,19 @@ export class RevealController {
       return;
     }
     if (payload.kind === 'key') {
+      const purpose = payload.purpose;
       this.views.render(res, ctx, 'reveal-key', {
-        title: 'Your new key',
-        crumbs: [
+        title: purpose?.title ?? 'Your new key',
+        crumbs: purpose?.crumbs ?? [
           { href: '/console', label: 'Connections' },
           { href: `/console/connections/${payload.connectionId}`, label: payload.connectionName },
         ],
         reveal: payload,
-        curl: `curl -H 'Authorization: Bearer ${payload.key}' ${this.views.publicBaseUrl}/v1/me`,
+        facts: purpose?.facts ?? [],
+        instruction: purpose?.instruction,
+        curl: { insecure: this.views.selfSignedTls, url: `${this.views.publicBaseUrl}${purpose?.tryPath ?? '/v1/me'}` },
+        trySays: purpose?.trySays ?? 'This call answers with the connection and its scopes:',
+        back: purpose?.back ?? { href: `/console/connections/${payload.connectionId}`, label: `I have copied it: back to ${payload.connectionName}` },
       });
       return;
     }

@@ -1,2 +1,2 @@
-/** The scim feature's pages of the Integrations section, for the app that composes it. */
-export * from './provisioning-log-console.module';
+/** The SCIM feature's pages of the Integrations section, for the app that composes it. */
+export * from './scim-console.module';

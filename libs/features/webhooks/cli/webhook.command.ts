@@ -1,5 +1,6 @@
 import { DeliveryLogService, LoggedDelivery } from '../delivery-log.service';
 import { Command, CommandContext } from '@kernel/cli';
+import { LISTEN_COMMAND } from './listen.command';
 
 const log = async (ctx: CommandContext) => (await ctx.app()).get(DeliveryLogService);
 
@@ -65,4 +66,5 @@ export const WEBHOOK_COMMANDS: Command[] = [
       return { json: { id: d.id, state: d.state, series: d.series }, text: [`delivery ${d.id}: ${d.state}, series ${d.series}`] };
     },
   },
+  LISTEN_COMMAND,
 ];

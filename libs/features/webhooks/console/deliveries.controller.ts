@@ -14,7 +14,6 @@ import {
   featureViews,
   formText,
   noticeFor,
-  parseSince,
   redirectTo,
   Viewer,
 } from '@web/console';
@@ -25,6 +24,7 @@ import { WebhookEntity } from '../webhook.entity';
 import { WebhooksService } from '../webhooks.service';
 import { EVENT_NAMES } from '@kernel/events';
 import type { Response } from 'express';
+import { parseSince, SINCE_EXAMPLE, sinceProblem, sinceText } from './since-field';
 import { webhookCrumbs } from './webhooks.controller';
 
 const view = featureViews(__dirname);
@@ -92,11 +92,6 @@ const STATE_LABELS: Record<string, string> = {
   given_up: 'given up',
 };
 
-export { parseSince };
-
-/** A time as a `datetime-local` value in UTC. */
-const sinceValue = (d: Date) => d.toISOString().slice(0, 16);
-
 /**
  * A webhook's deliveries (newest first, keyset-paginated, filtered by state and event), one
  * delivery with its attempts and their exchanges, resending one, trying a waiting one now, and
@@ -146,7 +141,7 @@ export class DeliveriesPageController {
     const since = parseSince(given);
     if (!since) return this.renderList(res, ctx, viewer, conn, hook, {}, { since: given, sinceError: sinceProblem(given) }, 422);
     const count = await this.log.countRecoverable(hook.id, since, undefined, viewer.organisationId);
-    const when = `${sinceValue(since).replace('T', ' ')} UTC`;
+    const when = `${sinceText(since)} UTC`;
     if (count === 0) {
       return this.renderList(
         res,
@@ -171,7 +166,7 @@ export class DeliveriesPageController {
         'A failed or given-up delivery starts a new series of attempts under its own delivery id, so the receiver can still discard one it already processed. A delivery waiting for a retry is tried now instead of at its scheduled time (never twice). Test deliveries are never resent.',
       ],
       action: `${base}/resend-failed`,
-      fields: { since: sinceValue(since) },
+      fields: { since: sinceText(since) },
       button: `Send ${n} ${deliveries} now`,
       cancel: base,
     });
@@ -336,7 +331,8 @@ export class DeliveriesPageController {
         base,
         canChange: canChange(viewer, conn),
         maxBulk: MAX_BULK_RESEND,
-        since: bulk.since ?? sinceValue(new Date(Date.now() - 24 * 3600_000)),
+        since: bulk.since ?? sinceText(new Date(Date.now() - 24 * 3600_000)),
+        sinceExample: SINCE_EXAMPLE,
         sinceError: bulk.sinceError,
         notice: bulk.notice ?? noticeFor(NOTICES, query.done),
       },
@@ -361,6 +357,3 @@ const deliveryCrumbs = (conn: ConnectionEntity, hook: WebhookEntity) => [
   ...webhookCrumbs(conn),
   { href: listPath(conn, hook), label: `Deliveries to ${hook.url}` },
 ];
-
-const sinceProblem = (given: string) =>
-  given.trim() === '' ? 'Enter the time to send from, in UTC.' : 'Enter the time to send from as a date and time in UTC, for example 2026-01-31 08:00.';
