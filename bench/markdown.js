@@ -446,6 +446,7 @@ const RENDER = {
   scim: [scim, 'SCIM provisioning and lookups'],
   'scim-compare': [scimCompare, 'SCIM: two builds side by side'],
   'scim-paging': [scimPaging, 'SCIM paging through 100,000 users'],
+  'scim-compare-provisioning-log': [scimCompare, 'SCIM: provisioning without (A) and with (B) the provisioning log'],
   documents: [documents],
   webhooks: [(r) => `${webhooks(r)}\n`],
   fairness: [(r) => `${fairness(r)}\n`],
