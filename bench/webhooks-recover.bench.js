@@ -88,7 +88,10 @@ async function main() {
     await sleep(1000);
     await receiver.reset();
     const parts = { api: api.proc.pid, worker: worker.pid, receiver: receiver.proc.pid, bench: 'self' };
-    const cpuBefore = h.machineCpu(parts);
+    // Postgres: the backends of this database only (the server is shared with whatever else runs here).
+    const backends = async () =>
+      new Set((await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows.map((r) => String(r.pid)));
+    const cpuBefore = h.machineCpu(parts, { postgresPids: await backends() });
     const loadAtStart = h.loadAverage();
     const t0 = Date.now();
     const calls = [];
@@ -115,7 +118,7 @@ async function main() {
       if (n >= SETTINGS.deliveries) break;
       if (Date.now() > until) throw new Error(`${n} of ${SETTINGS.deliveries} recorded as delivered`);
     }
-    const cpu = h.cpuPerItem(cpuBefore, h.machineCpu(parts), SETTINGS.deliveries, (Date.now() - t0) / 1000);
+    const cpu = h.cpuPerItem(cpuBefore, h.machineCpu(parts, { postgresPids: await backends() }), SETTINGS.deliveries, (Date.now() - t0) / 1000);
     await sleep(SETTINGS.settle_s * 1000);
     const after = await receiver.stats();
     const [log] = (

@@ -163,7 +163,8 @@ async function serverCalls(redis) {
  * One worker (of `build`, on `site`) from start to stop: warm-up, the throughput phase (timed until the
  * receiver has every delivery; counted until Postgres has every one delivered), then event-to-receipt
  * at each of `rates` (events/s). `receiverHost` is the address the worker may reach (its allow-list);
- * `deliveries` and `warmup` the events of the throughput phase and of the warm-up.
+ * `deliveries` and `warmup` the events of the throughput phase and of the warm-up; `maxInFlight` the
+ * worker's WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK.
  */
 async function runWorker({
   build,
@@ -176,6 +177,7 @@ async function runWorker({
   receiverHost = '127.0.0.1',
   deliveries = SETTINGS.deliveries,
   warmup = SETTINGS.warmup,
+  maxInFlight = SETTINGS.max_in_flight_per_webhook,
 }) {
   const { db, organisationId, hookId } = site;
   const countFile = path.join(work, `webhooks-counts-${process.pid}.json`);
@@ -198,7 +200,7 @@ async function runWorker({
       WEBHOOK_CONCURRENCY: String(SETTINGS.worker_concurrency),
       DATABASE_POOL_SIZE: String(SETTINGS.worker_db_pool),
       NODE_EXTRA_CA_CERTS: tls.TLS_CERT_FILE,
-      WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: String(SETTINGS.max_in_flight_per_webhook),
+      WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: String(maxInFlight),
     }),
   );
   const delivered = async () =>
@@ -231,6 +233,7 @@ async function runWorker({
     const serverBefore = await serverCalls(redis);
     const cpuParts = { worker: worker.pid, receiver: receiver.proc.pid, bench: 'self' };
     const cpuBefore = h.machineCpu(cpuParts);
+    const ownBefore = h.machineCpu(cpuParts, { postgresPids: await backends(db), redis: false });
     const started = performance.now();
     await emit(deliveries);
     const got = await h.waitReceived(receiver, deliveries, 600_000);
@@ -238,6 +241,13 @@ async function runWorker({
     await waitDelivered(d0 + warmup + deliveries, 120_000);
     // The machine's CPU from the events' insert to the last attempt recorded, by process (the bench's part: the insert, and polling the receiver and Postgres).
     const machineCpuMs = h.cpuPerItem(cpuBefore, h.machineCpu(cpuParts), deliveries, (performance.now() - started) / 1000);
+    // The same without the work of others on the shared servers: only this database's backends, no Redis.
+    const ownCpuMs = h.cpuPerItem(
+      ownBefore,
+      h.machineCpu(cpuParts, { postgresPids: await backends(db), redis: false }),
+      deliveries,
+      (performance.now() - started) / 1000,
+    );
     const countsAfter = await readCounts(worker, countFile);
     const serverAfter = await serverCalls(redis);
     const n = deliveries;
@@ -283,6 +293,7 @@ async function runWorker({
       throughput,
       counts,
       machine_cpu_ms: machineCpuMs,
+      own_cpu_ms: ownCpuMs,
       latency,
       emitted: warmup + n + latency.reduce((a, l) => a + l.events, 0),
     };
@@ -291,6 +302,9 @@ async function runWorker({
     fs.rmSync(countFile, { force: true });
   }
 }
+
+/** The pids (as strings) of the Postgres backends connected to `db`'s database now. */
+const backends = async (db) => new Set((await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows.map((r) => String(r.pid)));
 
 /** Says when the server runs without autovacuum (each worker run then vacuums the tables it writes first). */
 async function sayAutovacuum(db) {
