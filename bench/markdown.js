@@ -292,10 +292,11 @@ function webhooksCompare(r) {
   const s = r.settings;
   const { A, B, b_over_a: ratio, within_bound: within } = r.summary;
   const pct = (x) => `${x >= 1 ? '+' : ''}${Math.round((x - 1) * 1000) / 10}%`;
+  const r3 = (x) => Math.round(x * 1000) / 1000;
   const parts = (by) =>
     Object.entries(by)
       .filter(([, v]) => v >= 0.001)
-      .map(([k, v]) => `${k} ${v}`)
+      .map(([k, v]) => `${k} ${r3(v)}`)
       .join(', ');
   const builds = Object.fromEntries(r.builds.map((b) => [b.name, b.description]));
   return [
@@ -318,7 +319,7 @@ function webhooksCompare(r) {
       ['B', B],
     ].map(
       ([n, b]) =>
-        `| ${n} | ${b.per_second.median} (${b.per_second.range}) | ${b.own_cpu_ms.median} (${b.own_cpu_ms.range}) | ${parts(b.by_part_ms)} | ${b.machine_cpu_ms.median} (${b.machine_cpu_ms.range}) | ${b.redis_server_cpu_ms} | ${b.worker_cpu_ms.median} (${b.worker_cpu_ms.range}) |`,
+        `| ${n} | ${r3(b.per_second.median)} (${b.per_second.range}) | ${r3(b.own_cpu_ms.median)} (${b.own_cpu_ms.range}) | ${parts(b.by_part_ms)} | ${r3(b.machine_cpu_ms.median)} (${b.machine_cpu_ms.range}) | ${r3(b.redis_server_cpu_ms)} | ${r3(b.worker_cpu_ms.median)} (${b.worker_cpu_ms.range}) |`,
     ),
     '',
     `B ÷ A, each round's two runs against each other: deliveries/s ${ratio.by_round.map((p) => p.rate).join(', ')}; CPU per delivery ${ratio.by_round.map((p) => p.cpu).join(', ')}; all processes' ${ratio.by_round.map((p) => p.machine_cpu).join(', ')}.`,
@@ -353,11 +354,11 @@ function webhooksRecover(r) {
     `- one webhook with ${s.deliveries} given-up deliveries (\`webhook_switched_off\`, seeded with SQL in ${s.seed_s} s, made evenly over the hour before); the api and the worker of the build (entry points, NODE_ENV=${s.node_env}, LOG_LEVEL=${s.log_level}, the product's delivery settings), local Postgres and Redis, node:https receiver on ${s.receiver_host}:443 in its own process answering 204`,
     `- \`POST /v1/webhooks/{id}/recover\` with \`since\` the hour's start, a new \`Idempotency-Key\` each, called again while the answer says \`more\`; times from just before the first call`,
     '',
-    '| deliveries | calls | calls done | first call answered | first delivery received | all received | deliveries/s (first to last receipt) | machine CPU ms / delivery | within 60 s |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-    `| ${s.deliveries} | ${x.calls} | ${x.calls_done_s} s | ${x.first_answer_ms} ms | ${x.first_delivery_ms} ms | **${x.all_delivered_s} s** | ${x.per_second} | ${x.machine_cpu_ms.total} | ${r.within_bound ? 'yes' : '**no**'} |`,
+    '| deliveries | calls | calls done | first call answered | first delivery received | all received | deliveries/s (first to last receipt) | CPU ms / delivery | cores busy | within 60 s |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    `| ${s.deliveries} | ${x.calls} | ${x.calls_done_s} s | ${Math.round(x.first_answer_ms)} ms | ${x.first_delivery_ms} ms | **${x.all_delivered_s} s** | ${x.per_second} | ${x.machine_cpu_ms.total} | ${x.machine_cpu_ms.cores_busy} | ${r.within_bound ? 'yes' : '**no**'} |`,
     '',
-    `Each call's answer: median ${x.answer_ms.median} ms, slowest ${x.answer_ms.max} ms; per call (ms after the first call's start → sent, more): ${r.calls.map((k) => `${k.at_ms} → ${k.sent}${k.more ? '' : ' (done)'}`).join(', ')}.`,
+    `Each call's answer: median ${Math.round(x.answer_ms.median)} ms, slowest ${Math.round(x.answer_ms.max)} ms; per call (ms after the first call's start → sent, more): ${r.calls.map((k) => `${k.at_ms} → ${k.sent}${k.more ? '' : ' (done)'}`).join(', ')}.`,
     '',
     `CPU over the recovery, per delivery, by process (Postgres: the backends of the bench's database; the Redis server is shared with whatever else runs on the machine): ${Object.entries(
       x.machine_cpu_ms.by,
