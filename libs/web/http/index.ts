@@ -19,3 +19,4 @@ export * from './api-data-array';
 export * from './api-docs';
 export * from './id-docs';
 export * from './no-body.pipe';
+export * from './time-filter';

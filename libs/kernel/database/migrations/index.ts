@@ -18,6 +18,7 @@ import { WebhookPreviousSecret1764180000000 } from './1764180000000-WebhookPrevi
 import { SwitchOffWarnings1764180500000 } from './1764180500000-SwitchOffWarnings';
 import { ScimPagingStatistics1764260000000 } from './1764260000000-ScimPagingStatistics';
 import { SyncHorizon1764270000000 } from './1764270000000-SyncHorizon';
+import { ProvisioningEvents1764240000000 } from './1764240000000-ProvisioningEvents';
 
 export { CHANNELS } from './channels';
 
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   SwitchOffWarnings1764180500000,
   ScimPagingStatistics1764260000000,
   SyncHorizon1764270000000,
+  ProvisioningEvents1764240000000,
 ];
