@@ -306,6 +306,7 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
       200,
     );
     ok(await call(t, 'PATCH', '/scim/v2/Groups/{id}', { id: scimGroup.id }, patchOp({ op: 'remove', path: `members[value eq "${user.id}"]` })), 200);
+    ok(await call(t, 'GET', '/v1/provisioning-events'), 200);
     ok(await call(t, 'DELETE', '/scim/v2/Groups/{id}', { id: scimGroup.id }), 204);
     ok(await call(t, 'DELETE', '/scim/v2/Users/{id}', { id: user.id }), 204);
 

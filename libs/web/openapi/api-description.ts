@@ -62,4 +62,5 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Conversations: 'Interpreted conversations of the organisation, their facts, transcripts and summaries (read only).',
   Webhooks: "The connection's webhooks, their delivery log, resends, recovery, secret rotation and switching back on. What is sent is under Events.",
   Documents: 'Texts and files sent for translation, and their translations.',
+  Provisioning: 'What identity providers changed over SCIM, and what was refused, for a partner to follow.',
 };
