@@ -3,10 +3,11 @@
 // The TypeScript SDK's generated part (sdk/typescript/src/generated), made by @hey-api/openapi-ts
 // from the OpenAPI document the api serves.
 //
-//   node scripts/sdk.js generate [--input openapi.json] [--out dir]
-//   node scripts/sdk.js check    [--input openapi.json]
+//   node scripts/sdk.js generate [--input openapi.json | --url https://…/v1/openapi.json] [--out dir]
+//   node scripts/sdk.js check    [--input openapi.json | --url https://…/v1/openapi.json]
 //
-// Without --input the document is built by the same code the api runs at start (createApiApp and
+// --url reads the document from a running api (a loopback one, such as `npm run dev`'s, is trusted
+// with its self-signed certificate). Without --input or --url the document is built by the same code the api runs at start (createApiApp and
 // its OpenApiDocument, from dist/: run `npm run build` first), initialised but not listening; like
 // the api it needs its Postgres and Redis. `check` generates into a temporary folder and exits 1,
 // naming each file, when the committed SDK differs.
@@ -30,6 +31,29 @@ async function servedDocument() {
   } finally {
     await app.close();
   }
+}
+
+/** The document a running api serves at `url`; a loopback api's self-signed certificate is accepted. */
+function fetchDocument(url) {
+  const https = require('node:https');
+  const { hostname } = new URL(url);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(hostname);
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { rejectUnauthorized: !loopback }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          if (res.statusCode !== 200) return reject(new Error(`${url} answered ${res.statusCode}`));
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          } catch (err) {
+            reject(err);
+          }
+        });
+      })
+      .on('error', reject);
+  });
 }
 
 /**
@@ -109,7 +133,8 @@ function option(args, name) {
 async function main(args) {
   const [command] = args;
   const input = option(args, '--input');
-  const document = input ? JSON.parse(readFileSync(path.resolve(input), 'utf8')) : await servedDocument();
+  const url = option(args, '--url');
+  const document = input ? JSON.parse(readFileSync(path.resolve(input), 'utf8')) : url ? await fetchDocument(url) : await servedDocument();
   if (command === 'generate') {
     const out = path.resolve(option(args, '--out') ?? SDK_GENERATED);
     mkdirSync(path.dirname(out), { recursive: true });
@@ -129,7 +154,7 @@ async function main(args) {
     );
     return 1;
   }
-  process.stderr.write('Usage: node scripts/sdk.js generate|check [--input openapi.json] [--out dir]\n');
+  process.stderr.write('Usage: node scripts/sdk.js generate|check [--input openapi.json | --url https://…/v1/openapi.json] [--out dir]\n');
   return 2;
 }
 

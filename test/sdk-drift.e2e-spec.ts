@@ -8,9 +8,8 @@ const SLOW = 120_000;
 
 /**
  * The committed SDK (sdk/typescript/src/generated) is what the generator makes of the document the
- * current code serves: the document is fetched from a running api, then `scripts/sdk.js check`
- * regenerates into a temporary folder and compares (it runs in its own process: the generator is
- * an ES module).
+ * current code serves: `scripts/sdk.js check` reads the document from a running api,
+ * regenerates into a temporary folder and compares (in its own process: the generator is an ES module).
  */
 describe('the TypeScript SDK is generated from the served document', () => {
   let api: TestApi;
@@ -30,14 +29,16 @@ describe('the TypeScript SDK is generated from the served document', () => {
     expect(res.status).toBe(200);
     return (await res.json()) as Record<string, any>;
   };
-  const check = (document: unknown, name: string) => {
-    const file = join(dir, name);
-    writeFileSync(file, JSON.stringify(document));
-    return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, ['scripts/sdk.js', 'check', '--input', file], { cwd: join(__dirname, '..') }, (err, stdout, stderr) =>
+  const run = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, ['scripts/sdk.js', 'check', ...args], { cwd: join(__dirname, '..') }, (err, stdout, stderr) =>
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       ),
     );
+  const check = (document: unknown, name: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, JSON.stringify(document));
+    return run(['--input', file]);
   };
 
   it(
