@@ -373,6 +373,42 @@ function replicas(report) {
   );
 }
 
+function containers(r) {
+  const i = r.image;
+  const m = r.rss_mib;
+  return [
+    `- run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, ${r.podman} (runc, host network), commit ${r.commit ?? '?'}, load average before ${r.machine.load_average_at_start}`,
+    `- image \`${i.tag}\` on the local base \`${i.base}\` (Debian bookworm minbase + Node + npm, made by scripts/image.sh)`,
+    '',
+    '| what | figure |',
+    '|---|---:|',
+    `| image size | ${i.mb} MB |`,
+    `| of which the base | ${i.base_mb} MB |`,
+    `| added by the Dockerfile | ${i.added_mb} MB |`,
+    `| build time (${i.built_now ? 'no layer cache, base kept' : 'from an earlier run'}) | ${i.build_s} s |`,
+    `| api: \`podman run\` to /health/ready 200 | ${r.ready_ms.api} ms |`,
+    `| worker: \`podman run\` to /health/ready 200 | ${r.ready_ms.worker} ms |`,
+    `| api RSS at idle | ${m.idle.api} MiB |`,
+    `| worker RSS at idle | ${m.idle.worker} MiB |`,
+    `| api RSS under the soak mix, mean / max | ${m.under_load_mean.api} / ${m.under_load_max.api} MiB |`,
+    `| worker RSS under the soak mix, mean / max | ${m.under_load_mean.worker} / ${m.under_load_max.worker} MiB |`,
+    '',
+    `The soak mix for ${r.load.seconds} s: ${Object.entries(r.load.rates_per_s)
+      .map(([k, v]) => `${v}/s ${k}`)
+      .join(
+        ', ',
+      )}; ${r.load.calls} calls, ${r.load.errors} errors; ${r.load.events} events, ${r.load.received_unique} delivered (${r.load.received} receipts).`,
+    ...(r.load.error_samples?.length ? ['', 'Errors (first ten):', '', ...r.load.error_samples.map((e) => `- \`${e.replace(/`/g, "'")}\``)] : []),
+    '',
+    'What takes the space the Dockerfile adds (`du` inside the image; it counts disk blocks, so many small files weigh more than their bytes, and the rows add up to more than the added size):',
+    '',
+    '| path | MB |',
+    '|---|---:|',
+    ...i.largest.map((x) => `| ${x.path} | ${x.mb} |`),
+    '',
+  ].join('\n');
+}
+
 /** Each benchmark's renderer, by its results file's name, with the title its file carries. */
 const RENDER = {
   me: [me, 'GET /v1/me benchmark'],
@@ -386,6 +422,7 @@ const RENDER = {
   soak: [soak, 'Soak'],
   startup: [startup, 'Start-up benchmark'],
   replicas: [replicas, 'Replicas: a burst with a worker killed (bench/replicas.bench.js)'],
+  containers: [containers, 'The containers: image, start-up and memory (bench/containers.bench.js)'],
 };
 
 /** `name`'s results written: `report` as JSON, its Markdown beside it. */

@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { OrganisationsService } from '@features/organisations';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
-import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, signIn, submit, visitCheck } from './support/browser';
+import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, PHONE, signIn, submit, visitCheck } from './support/browser';
 
 jest.setTimeout(90_000);
 
@@ -59,6 +62,26 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     return ((await page.textContent('#new-key')) ?? '').trim();
   }
 
+  /** Runs the page's curl line in a shell, as a partner pasting it would (the api answers from this process, so not synchronously); answers what curl printed. */
+  const runCurl = async (line: string, env: Record<string, string> = {}) =>
+    JSON.parse(
+      (
+        await promisify(execFile)('sh', ['-c', `${line} --silent --show-error --max-time 20`], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH ?? '', ...env },
+        })
+      ).stdout,
+    );
+
+  /** The curl line's address: on one line of its own at 390 px (never broken inside), and its text. */
+  const curlAddress = async () => {
+    await page.setViewportSize(PHONE);
+    const address = page.locator('#curl-line .nowrap');
+    const lines = await address.evaluate((el) => (el as unknown as { getClientRects: () => { length: number } }).getClientRects().length);
+    await page.setViewportSize({ width: 1280, height: 860 });
+    return { text: await address.textContent(), lines };
+  };
+
   it("refuses an empty or forged cursor on a webhook's delivery log as the REST lists do (400), not as the first page", async () => {
     const [hook] = await api.app
       .get(DataSource)
@@ -96,8 +119,11 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     const revealUrl = page.url();
     const key = ((await page.textContent('#new-key')) ?? '').trim();
     expect(key.length).toBeGreaterThan(20);
-    expect(await page.textContent('#curl-line')).toContain(`Authorization: Bearer ${key}`);
-    expect(await page.textContent('#curl-line')).toContain(`${base}/v1/me`);
+    const curl = ((await page.textContent('#curl-line')) ?? '').trim();
+    // The api serves its self-signed certificate here (no TLS_CERT_FILE): the line says -k, and says why.
+    expect(curl).toBe(`curl -k -H 'Authorization: Bearer ${key}' '${base}/v1/me'`);
+    expect(await page.textContent('#curl-k')).toContain('self-signed certificate');
+    expect(await curlAddress()).toEqual({ text: `${base}/v1/me`, lines: 1 });
     await visitCheck(page, 'key-reveal');
 
     // The copy button is the script's: it puts the key on the clipboard.
@@ -131,18 +157,35 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     await page.reload();
     expect(await rows.first().textContent()).not.toContain('never');
     await visitCheck(page, 'connection');
+
+    // Pasted into a shell, the page's curl line works as it stands.
+    expect((await runCurl(curl)).data).toMatchObject({ scopes: ['cases:read', 'users:read'] });
   });
 
-  it('refuses a third live key with a message, and a revoked key is refused by the API at once', async () => {
+  it('offers no third live key (the button disabled, the reason beside it), refuses one made anyway, and a revoked key is refused by the API at once', async () => {
     await signIn(page, api.app, base, manager.personId);
     const connectionPage = await makeConnection('Two keys at most', ['cases:read']);
     const first = await makeKey();
     await page.goto(connectionPage);
     const second = await makeKey();
     await page.goto(connectionPage);
+    const button = page.getByRole('button', { name: 'Make a key', exact: true });
+    expect(await button.isDisabled()).toBe(true);
+    expect(await button.getAttribute('aria-describedby')).toBe('key-limit');
+    expect(await page.textContent('#key-limit')).toBe(
+      'This connection has 2 live keys, the most it can hold: revoke one (for example the one your partner has replaced) to make another.',
+    );
+    await visitCheck(page, 'connection-key-limit');
+
+    // A page opened before the second key was made still offers the button: the server refuses, and the focus goes to what went wrong.
+    await button.evaluate((el) => ((el as unknown as { disabled: boolean }).disabled = false));
     await submit(page, 'Make a key');
     expect(page.url()).toBe(`${connectionPage}/keys`);
-    expect(await page.getByRole('alert').textContent()).toContain('already has 2 live keys, the most it can hold. Revoke one first');
+    expect(await page.textContent('#key-error')).toContain('already has 2 live keys, the most it can hold. Revoke one first');
+    expect(await page.getByRole('alert').textContent()).toContain('There is a problem');
+    expect(await page.evaluate('document.activeElement.id')).toBe('error-summary');
+    expect((await me(first)).status).toBe(200);
+    expect(await page.locator('table tbody tr', { hasText: 'live' }).count()).toBe(2);
     await visitCheck(page, 'connection-third-key-refused');
 
     expect((await me(first)).status).toBe(200);
@@ -162,6 +205,8 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
 
     // With one key revoked, a new one can be made.
     await page.goto(connectionPage);
+    expect(await page.getByRole('button', { name: 'Make a key', exact: true }).isDisabled()).toBe(false);
+    expect(await page.locator('#key-limit').count()).toBe(0);
     expect((await makeKey()).length).toBeGreaterThan(20);
   });
 
@@ -176,6 +221,12 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     expect(await name.getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('#name-error').textContent()).toContain('Name must not be empty.');
     expect(await page.getByRole('checkbox', { name: 'users:write' }).isChecked()).toBe(true);
+    // The focus is on the summary of what went wrong, whose link leads to the field.
+    expect(await page.evaluate('document.activeElement.id')).toBe('error-summary');
+    const summaryLink = page.locator('#error-summary a');
+    expect(await summaryLink.allTextContents()).toEqual(['Name must not be empty.']);
+    await summaryLink.click();
+    expect(await page.evaluate('document.activeElement.id')).toBe('name');
     await visitCheck(page, 'connection-new-refused');
 
     // An unknown scope (a tampered form) is refused by the domain's rule, in words, next to the scopes.
@@ -190,6 +241,31 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     );
     expect(answer.status).toBe(422);
     expect(answer.text).toContain('Scopes: unknown scope(s): cases:delete.');
+  });
+
+  it('leaves -k out of the curl line when the api serves a certificate it was given (TLS_CERT_FILE)', async () => {
+    const tls = join(api.config.dataDir, 'tls');
+    const port = await freePort();
+    const given = `https://127.0.0.1:${port}`;
+    const certified = await startApi(
+      { PORT: String(port), PUBLIC_BASE_URL: given, TLS_CERT_FILE: join(tls, 'localhost.crt'), TLS_KEY_FILE: join(tls, 'localhost.key') },
+      [],
+      port,
+    );
+    try {
+      await signIn(page, certified.app, given, manager.personId);
+      await page.goto(`${given}/console/connections/${t.connectionId}`);
+      await submit(page, 'Make a key');
+      const key = ((await page.textContent('#new-key')) ?? '').trim();
+      const curl = ((await page.textContent('#curl-line')) ?? '').trim();
+      expect(curl).toBe(`curl -H 'Authorization: Bearer ${key}' '${given}/v1/me'`);
+      expect(await page.locator('#curl-k').count()).toBe(0);
+      // With the certificate trusted, as a real one is, the line works without -k.
+      expect((await runCurl(curl, { CURL_CA_BUNDLE: join(tls, 'localhost.crt') })).data).toMatchObject({ scopes: ['cases:read'] });
+      await visitCheck(page, 'key-reveal-given-certificate');
+    } finally {
+      await certified.close();
+    }
   });
 
   it('changes a connection’s scopes, effective on the key’s next call', async () => {

@@ -100,7 +100,7 @@ describe('Integrations section: SCIM provisioning set-up (browser)', () => {
     const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
     const forgedHost = await api.http().get('/console/scim').set({ cookie, host: 'evil.example' });
     expect(forgedHost.status).toBe(200);
-    expect(forgedHost.text).toContain(`${base}/scim/v2`);
+    expect(forgedHost.text.replace(/<[^>]*>/g, '')).toContain(`${base}/scim/v2`); // the address is split into pieces that wrap
     expect(forgedHost.text).not.toContain('evil.example');
 
     // The page only shows and the set-up only takes a form: other methods answer the console's 405 page.

@@ -104,6 +104,11 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
     expect(await page.inputValue('#email')).toBe('not-an-address');
     expect(await page.textContent('#email-error')).toContain('Enter an email address such as name@example.com.');
     expect(await page.getAttribute('#email', 'aria-describedby')).toBe('email-error');
+    // Before any sign-in too, the focus moves to the summary of what went wrong; its link leads to the field.
+    expect(await page.evaluate('document.activeElement.id')).toBe('error-summary');
+    expect(await page.locator('#error-summary a').allTextContents()).toEqual(['Enter an email address such as name@example.com.']);
+    await page.locator('#error-summary a').click();
+    expect(await page.evaluate('document.activeElement.id')).toBe('email');
     await visitCheck(page, 'sign-in-error');
   });
 

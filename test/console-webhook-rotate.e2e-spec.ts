@@ -15,7 +15,8 @@ const stripe = new Stripe('sk_test_unused');
 /**
  * A webhook's "Rotate secret" page in a real Chromium against the real api and a real HTTPS
  * receiver: the form (the current secret pasted in, the overlap chosen), a refusal with the focus
- * on the field in error, and the new secret revealed once; axe at desktop and at 390 px.
+ * on its summary (a link to the field in error), and the new secret revealed once; axe at desktop
+ * and at 390 px (visitCheck).
  */
 describe('Integrations section: rotating a webhook’s signing secret (browser)', () => {
   let api: TestApi;
@@ -53,14 +54,6 @@ describe('Integrations section: rotating a webhook’s signing secret (browser)'
   afterEach(() => context?.close());
 
   const secrets = async (id: string) => (await db.query(`SELECT secret, previous_secret, previous_secret_expires_at FROM webhooks WHERE id = $1`, [id]))[0];
-  /** Checks the page at desktop width and at 390 px (no wider than the screen there), then goes back to desktop. */
-  const checkBothWidths = async (name: string) => {
-    await visitCheck(page, name);
-    await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-    await visitCheck(page, `${name}-390`);
-    await page.setViewportSize({ width: 1280, height: 860 });
-  };
 
   it('rotates from the form: a wrong secret is refused with the focus on the field, the right one reveals the new secret once, and deliveries carry both signatures', async () => {
     const url = `https://127.0.0.1/console-rotate-${rand()}`;
@@ -77,18 +70,21 @@ describe('Integrations section: rotating a webhook’s signing secret (browser)'
     expect(page.url()).toBe(`${base}/console/connections/${t.connectionId}/webhooks/${id}/rotate-secret`);
     expect(await page.textContent('h1')).toBe('Rotate the signing secret');
     expect(await page.getByLabel('Overlap: how long the current secret keeps signing').inputValue()).toBe('86400');
-    await checkBothWidths('webhook-rotate');
+    await visitCheck(page, 'webhook-rotate');
 
-    // A wrong secret: refused next to the field, which has the focus; it is not shown back, and nothing changed.
+    // A wrong secret: refused next to the field, the focus on the summary whose link leads to the field; it is not shown back, and nothing changed.
     await page.getByLabel('Current signing secret').fill(`${old}x`);
     await submit(page, 'Rotate the secret');
     expect(await page.textContent('#current_secret-error')).toContain('This is not the webhook’s current signing secret.');
+    expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('error-summary');
+    expect(await page.locator('#error-summary a').getAttribute('href')).toBe('#current_secret');
+    await page.locator('#error-summary a').click();
     expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('current_secret');
     expect(await page.getAttribute('#current_secret', 'aria-describedby')).toContain('current_secret-error');
     expect(await page.getAttribute('#current_secret', 'aria-invalid')).toBe('true');
     expect(await page.getByLabel('Current signing secret').inputValue()).toBe('');
     expect(await secrets(id)).toEqual({ secret: old, previous_secret: null, previous_secret_expires_at: null });
-    await checkBothWidths('webhook-rotate-refused');
+    await visitCheck(page, 'webhook-rotate-refused');
 
     // The right one, with an overlap of an hour: the new secret, once.
     await page.getByLabel('Current signing secret').fill(old);
@@ -103,7 +99,7 @@ describe('Integrations section: rotating a webhook’s signing secret (browser)'
     expect({ secret: stored.secret, previous: stored.previous_secret }).toEqual({ secret: fresh, previous: old });
     expect(stored.previous_secret_expires_at.getTime()).toBeGreaterThanOrEqual(before + 3_600_000 - 1000);
     expect(await page.textContent('#rotation-note')).toContain('each delivery is signed with both the old and the new secret');
-    await checkBothWidths('webhook-rotate-secret');
+    await visitCheck(page, 'webhook-rotate-secret');
     await page.reload();
     expect(await page.textContent('h1')).toBe('This secret is no longer shown');
     expect((await page.textContent('main')) ?? '').not.toContain(fresh);

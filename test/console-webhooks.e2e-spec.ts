@@ -8,7 +8,7 @@ import { verifySignature, WebhooksService, WebhookTls } from '@features/webhooks
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
-import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, signIn, submit, visitCheck } from './support/browser';
+import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, PHONE, signIn, submit, visitCheck } from './support/browser';
 import { until } from './support/until';
 import { Reply, WebhookReceiver } from './support/webhook-receiver';
 import { retireDeliveries } from './support/webhook-stand';
@@ -93,6 +93,35 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     await ingest.appendTurn(conv.id, { speaker: 'patient', language: 'en', text: 'hello', translation: 'hola' });
     await ingest.end(conv.id);
   };
+  /** A time as the since fields take it: UTC, year-month-day hours:minutes. */
+  const sinceText = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
+  /**
+   * The lines an element's text is laid out in (the first element matching `selector` whose text
+   * holds `holding`): each character's box read through a Range, a new line wherever a character
+   * sits lower than the one before it.
+   */
+  const linesOf = async (selector: string, holding = ''): Promise<string[]> =>
+    (await page.evaluate(`(() => {
+      const el = Array.from(document.querySelectorAll(${JSON.stringify(selector)})).find((e) => e.textContent.includes(${JSON.stringify(holding)}));
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      const chars = [];
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        for (let i = 0; i < n.data.length; i++) {
+          const range = document.createRange();
+          range.setStart(n, i);
+          range.setEnd(n, i + 1);
+          const box = range.getClientRects()[0];
+          chars.push({ c: n.data[i], top: box ? box.top : null });
+        }
+      }
+      const lines = [''];
+      chars.forEach((ch, i) => {
+        const before = i > 0 ? chars[i - 1].top : null;
+        if (before !== null && ch.top !== null && ch.top > before + 4) lines.push('');
+        lines[lines.length - 1] += ch.c;
+      });
+      return lines;
+    })()`)) as string[];
   const stateOf = async (webhookId: string, state: string, count: number) =>
     until(async () => {
       const rows: Array<{ id: string }> = await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND state = $2 ORDER BY created_at`, [
@@ -163,6 +192,7 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     const refused = (await page.textContent('#test-result')) ?? '';
     expect(refused).toContain('Not sent.');
     expect(refused).toMatch(/once every 5 seconds.*Wait [1-5] seconds?, then send the test again\./s);
+    expect(await page.evaluate('document.activeElement.id')).toBe('test-result');
     expect(receiver.received(path)).toHaveLength(1);
     await visitCheck(page, 'webhook-test-too-soon');
 
@@ -289,11 +319,24 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
 
     // The morning after: a bad time is refused next to its field, then the confirmation says how many.
     await page.goto(deliveries);
-    await page.getByLabel('Send deliveries made since (UTC) that failed, were given up or are waiting').fill('');
+    // The field shows its value in the format of its hint (a text field: a datetime-local one shows the reader's locale's format).
+    const sinceField = page.getByLabel('Send deliveries made since (UTC) that failed, were given up or are waiting');
+    expect(await sinceField.getAttribute('type')).toBe('text');
+    const example = /for example (\d{4}-\d{2}-\d{2} \d{2}:\d{2})\./.exec((await page.textContent('#since-hint')) ?? '')?.[1];
+    expect(example).toBe('2026-01-31 08:00');
+    expect(await sinceField.inputValue()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+    await sinceField.fill('');
     await submit(page, 'Review what will be sent…');
     expect(await page.textContent('#since-error')).toContain('Enter the time to send from, in UTC.');
+    expect(await page.evaluate('document.activeElement.id')).toBe('error-summary');
+    await page.locator('#error-summary a').click();
+    expect(await page.evaluate('document.activeElement.id')).toBe('since');
     await visitCheck(page, 'deliveries-bulk-error');
-    const since = new Date(Date.now() - 3600_000).toISOString().slice(0, 16);
+    await sinceField.fill('31/01/2026, 08:00');
+    await submit(page, 'Review what will be sent…');
+    expect(await page.textContent('#since-error')).toContain('in the form 2026-01-31 08:00 (year-month-day hours:minutes)');
+    expect(await sinceField.inputValue()).toBe('31/01/2026, 08:00');
+    const since = sinceText(new Date(Date.now() - 3600_000));
     await page.getByLabel('Send deliveries made since (UTC) that failed, were given up or are waiting').fill(since);
     await submit(page, 'Review what will be sent…');
     expect(await page.textContent('h1')).toBe('Send 3 deliveries now?');
@@ -345,9 +388,6 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     expect(await second.locator('pre').count()).toBe(2);
     expect(await page.getByRole('button', { name: 'Try now' }).count()).toBe(0);
     await visitCheck(page, 'delivery-exchange');
-    await page.setViewportSize({ width: 390, height: 844 });
-    await visitCheck(page, 'delivery-exchange-390');
-    await page.setViewportSize({ width: 1280, height: 860 });
 
     // Now waiting for its eighth attempt, an hour away: the page offers Try now (and so does the log).
     await db.query(
@@ -361,9 +401,6 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     await page.goto(deliveryPage);
     expect(await main()).toContain('Trying it now brings that attempt forward; it is not attempted twice.');
     await visitCheck(page, 'delivery-waiting');
-    await page.setViewportSize({ width: 390, height: 844 });
-    await visitCheck(page, 'delivery-waiting-390');
-    await page.setViewportSize({ width: 1280, height: 860 });
     await submit(page, 'Try now');
     expect(page.url()).toBe(`${deliveryPage}?done=tried-now`);
     expect(await main()).toContain('The delivery is being tried now');
@@ -381,9 +418,7 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
       [did],
     );
     await page.goto(`${webhooksPage()}/${id}/deliveries`);
-    await page
-      .getByLabel('Send deliveries made since (UTC) that failed, were given up or are waiting')
-      .fill(new Date(Date.now() - 3600_000).toISOString().slice(0, 16));
+    await page.getByLabel('Send deliveries made since (UTC) that failed, were given up or are waiting').fill(sinceText(new Date(Date.now() - 3600_000)));
     await submit(page, 'Review what will be sent…');
     expect(await page.textContent('h1')).toBe('Send 1 delivery now?');
     expect(await main()).toContain('made since');
@@ -397,28 +432,123 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     expect((await db.query(`SELECT series, attempts FROM webhook_deliveries WHERE id = $1`, [did]))[0]).toEqual({ series: 1, attempts: 8 });
   });
 
-  it('switches a switched-off webhook back on with its button (a fresh start; events sent to it again), at desktop and 390 px', async () => {
+  it('switches a switched-off webhook back on from its page, resending what was given up since a time (checked like the outage form) or nothing, and says how many', async () => {
     const url = hookUrl('enable');
     const path = new URL(url).pathname;
     const id = await restHook(t, url);
     await db.query(`UPDATE webhooks SET switched_off_at = now(), failing_since = now() - interval '3 days' WHERE id = $1`, [id]);
+    // Given up while it was off: three in the last two hours, one two days ago (before the time given below).
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, webhook_id, organisation_id, connection_id, event, occurred_at, data, state, give_up_reason, finished_at, created_at, updated_at)
+       SELECT md5($1 || g), $2, $3, $4, 'conversation.ended', now(), '{}', 'given_up', 'webhook_switched_off', now(),
+              now() - make_interval(mins => g * 30) - CASE WHEN g = 4 THEN interval '2 days' ELSE interval '0' END, now()
+         FROM generate_series(1, 4) g`,
+      [rand(), id, t.organisationId, t.connectionId],
+    );
     await page.goto(webhooksPage());
-    expect(await page.getByRole('button', { name: `Switch back on ${url}` }).count()).toBe(1);
     expect(await main()).toContain('Once its receiver answers, switch it back on');
     await visitCheck(page, 'webhooks-switched-off');
-    await page.setViewportSize({ width: 390, height: 844 });
-    await visitCheck(page, 'webhooks-switched-off-390');
+    // The badge stays on one line at 390 px.
+    await page.setViewportSize(PHONE);
+    const badge = page.locator('table tbody tr', { hasText: url }).locator('.tag', { hasText: 'switched off' });
+    expect(await linesOf('.tag.bad', 'switched off')).toEqual(['switched off']);
+    expect((await badge.boundingBox())!.height).toBeLessThan(30);
     await page.setViewportSize({ width: 1280, height: 860 });
 
-    await submit(page, `Switch back on ${url}`);
-    expect(page.url()).toBe(`${webhooksPage()}?done=enabled`);
-    expect(await main()).toContain('The webhook is switched back on');
-    expect(await page.getByRole('button', { name: `Switch back on ${url}` }).count()).toBe(0);
-    await visitCheck(page, 'webhooks-switched-on');
-    expect(await db.query(`SELECT switched_off_at, failing_since FROM webhooks WHERE id = $1`, [id])).toEqual([{ switched_off_at: null, failing_since: null }]);
+    await page.getByRole('link', { name: `Switch back on… ${url}` }).click();
+    expect(page.url()).toBe(`${webhooksPage()}/${id}/enable`);
+    expect(await page.textContent('h1')).toBe('Switch the webhook back on');
+    const field = page.getByLabel('Also resend what was given up since (UTC, optional)');
+    expect(await field.inputValue()).toBe('');
+    const [{ failing_since: failing }] = await db.query(`SELECT failing_since FROM webhooks WHERE id = $1`, [id]);
+    expect(await page.textContent('#recover_since-hint')).toContain(`It began failing at ${sinceText(failing)}: that time resends everything given up since.`);
+    await visitCheck(page, 'webhook-enable');
+
+    // Refused next to the field, with the focus on what went wrong, and nothing switched on: not a time, in the future, older than the log.
+    for (const [given, problem] of [
+      ['yesterday', 'Enter the time to resend from as a date and time in UTC, in the form 2026-01-31 08:00 (year-month-day hours:minutes).'],
+      ['2026-02-30 08:00', 'Enter the time to resend from as a date and time in UTC, in the form 2026-01-31 08:00'],
+      [sinceText(new Date(Date.now() + 3 * 3600_000)), 'The time to resend from must not be in the future.'],
+      [sinceText(new Date(Date.now() - 100 * 86_400_000)), 'The time to resend from must be within the last 90 days'],
+    ]) {
+      await field.fill(given);
+      await submit(page, 'Switch back on');
+      expect(await page.textContent('#recover_since-error')).toContain(problem);
+      expect(await field.inputValue()).toBe(given);
+      expect(await field.getAttribute('aria-invalid')).toBe('true');
+      expect(await page.evaluate('document.activeElement.id')).toBe('error-summary');
+    }
+    expect((await db.query(`SELECT switched_off_at FROM webhooks WHERE id = $1`, [id]))[0].switched_off_at).not.toBeNull();
+    await visitCheck(page, 'webhook-enable-refused');
+
+    // Three hours back: the three given up since then are sent again, each as a new series; the older one is not.
     receiver.reply(path, { status: 200 });
+    await field.fill(sinceText(new Date(Date.now() - 3 * 3600_000)));
+    await submit(page, 'Switch back on');
+    expect(page.url()).toBe(`${webhooksPage()}?done=enabled-resent&resent=3`);
+    expect(await page.textContent('main .notice')).toBe(
+      'The webhook is switched back on: events are sent to it again from now. 3 deliveries given up since the time you gave are being sent again, each as a new series of attempts under its own delivery id.',
+    );
+    expect(await page.getByRole('link', { name: `Switch back on… ${url}` }).count()).toBe(0);
+    await visitCheck(page, 'webhooks-switched-on-resent');
+    expect(await db.query(`SELECT switched_off_at, failing_since FROM webhooks WHERE id = $1`, [id])).toEqual([{ switched_off_at: null, failing_since: null }]);
+    await stateOf(id, 'delivered', 3);
+    await until(async () => receiver.received(path).length >= 3, 'three deliveries resent');
+    const rows: Array<{ state: string; series: number }> = await db.query(
+      `SELECT state, series FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at`,
+      [id],
+    );
+    expect(rows).toEqual([
+      { state: 'given_up', series: 1 },
+      { state: 'delivered', series: 2 },
+      { state: 'delivered', series: 2 },
+      { state: 'delivered', series: 2 },
+    ]);
+    // Opening the page again, or sending its form again, changes nothing more.
+    await page.goto(`${webhooksPage()}/${id}/enable`);
+    expect(page.url()).toBe(webhooksPage());
+
+    // Another one switched back on with the field left empty: events are sent again, nothing is resent.
+    const bare = hookUrl('enable-bare');
+    const bareId = await restHook(t, bare);
+    await db.query(`UPDATE webhooks SET switched_off_at = now(), failing_since = now() - interval '3 days' WHERE id = $1`, [bareId]);
+    await page.goto(webhooksPage());
+    await page.getByRole('link', { name: `Switch back on… ${bare}` }).click();
+    await submit(page, 'Switch back on');
+    expect(page.url()).toBe(`${webhooksPage()}?done=enabled`);
+    expect(await main()).toContain(
+      'The webhook is switched back on: events are sent to it again from now. Its deliveries given up while it was off can be sent again',
+    );
+    await visitCheck(page, 'webhooks-switched-on');
+    receiver.reply(new URL(bare).pathname, { status: 200 });
     await endConversation(t);
-    await stateOf(id, 'delivered', 1);
+    await stateOf(bareId, 'delivered', 1);
+  });
+
+  it('wraps a long webhook address at its slashes at 390 px, never inside its host', async () => {
+    const host = 'hooks.acme-care.example';
+    const url = `https://${host}/interpreting-platform/webhooks/conversation-events/v2/${rand()}`;
+    const [{ id }] = await db.query(
+      `INSERT INTO webhooks (organisation_id, connection_id, url, events, secret) VALUES ($1, $2, $3, '{conversation.ended}', 'whsec_x') RETURNING id`,
+      [t.organisationId, t.connectionId, url],
+    );
+    await page.setViewportSize(PHONE);
+    const check = async (selector: string, holding = '', before = '') => {
+      const lines = await linesOf(selector, holding);
+      expect(lines.join('')).toBe(`${before}${url}`);
+      expect(lines.length).toBeGreaterThan(1);
+      // Every line but the last ends at a slash (or before the address), and one line holds the whole host.
+      for (const line of lines.slice(0, -1)) expect([selector, line, /(\/| )$/.test(line)]).toEqual([selector, line, true]);
+      expect(lines.some((line) => line.includes(host))).toBe(true);
+    };
+    await page.goto(webhooksPage());
+    await check('th.url code', host);
+    await page.goto(`${webhooksPage()}/${id}/deliveries`);
+    await check('main h1', host, 'Deliveries to ');
+    await check('dl.facts dd code.url', host);
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await visitCheck(page, 'deliveries-long-address');
+    await db.query(`UPDATE webhooks SET deleted_at = now() WHERE id = $1`, [id]);
   });
 
   it('pages through a long log with an Older link (no page numbers), and removes a webhook after a confirmation', async () => {
@@ -456,6 +586,7 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     expect(gone.secret).toBe('');
     await page.goto(deliveries);
     expect(await page.textContent('h1')).toBe('That could not be done');
+    await visitCheck(page, 'problem-removed-webhook');
   });
 
   it('keeps another organisation’s webhooks out, and shows read-only pages while integrations are off', async () => {

@@ -81,10 +81,54 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return file;
 }
 
-/** Checks the page (axe) and keeps its picture: what every browser test does on every page it shows. */
+/** The phone width every page is checked at besides the desktop one. */
+export const PHONE = { width: 390, height: 844 };
+
+/** What sticks out of the viewport: its width, the page's, and the first few elements whose right edge passes it. */
+const SIDEWAYS = `(() => {
+  const limit = document.documentElement.clientWidth;
+  // Inside a region that scrolls (or clips) sideways, sticking out is that region's business; not
+  // for an absolutely placed element, which the region clips only when it is its containing block.
+  const inRegion = (el) => {
+    if (['absolute', 'fixed'].includes(getComputedStyle(el).position)) return false;
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) if (getComputedStyle(p).overflowX !== 'visible') return true;
+    return false;
+  };
+  const wide = Array.from(document.querySelectorAll('body *'))
+    .filter((el) => el.getBoundingClientRect().right > limit + 0.5 && !inRegion(el))
+    .slice(0, 5)
+    .map((el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (typeof el.className === 'string' && el.className ? '.' + el.className.trim().replace(/ +/g, '.') : ''));
+  return { width: limit, scrollWidth: document.documentElement.scrollWidth, wide };
+})()`;
+
+/** Fails when the page is wider than its viewport (something neither wraps nor scrolls inside a region of its own), naming what sticks out. */
+export async function expectNoSidewaysScroll(page: Page, what: string): Promise<void> {
+  const { width, scrollWidth, wide } = (await page.evaluate(SIDEWAYS)) as { width: number; scrollWidth: number; wide: string[] };
+  expect({ page: what, scrollWidth: scrollWidth <= width ? 'fits' : scrollWidth, wide: scrollWidth <= width ? [] : wide }).toEqual({
+    page: what,
+    scrollWidth: 'fits',
+    wide: [],
+  });
+}
+
+/**
+ * Checks the page (axe) and keeps its picture at the viewport's width, then again at 390 px (no
+ * wider than the screen there, axe clean too), then puts the viewport back: what every browser
+ * test does on every page it shows. The pictures are `<name>.png` and `<name>-390.png`.
+ */
 export async function visitCheck(page: Page, name: string): Promise<void> {
   await expectAccessible(page, name);
   await screenshot(page, name);
+  const viewport = page.viewportSize();
+  if (viewport && viewport.width === PHONE.width) return;
+  await page.setViewportSize(PHONE);
+  try {
+    await expectNoSidewaysScroll(page, `${name} at ${PHONE.width} px`);
+    await expectAccessible(page, `${name} at ${PHONE.width} px`);
+    await screenshot(page, `${name}-${PHONE.width}`);
+  } finally {
+    if (viewport) await page.setViewportSize(viewport);
+  }
 }
 
 /** A free TCP port on 127.0.0.1, so an api can be started with PUBLIC_BASE_URL naming its own port. */

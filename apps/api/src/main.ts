@@ -1,7 +1,7 @@
 // First: starts tracing (when configured) before anything it instruments is loaded.
 import './tracing';
 import 'reflect-metadata';
-import { AppConfig } from '@kernel/config';
+import { AppConfig, startupFailureText } from '@kernel/config';
 import { installGracefulShutdown } from '@kernel/logging';
 import { Logger } from 'nestjs-pino';
 import { createApiApp } from './bootstrap';
@@ -16,6 +16,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`api failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.stderr.write(`api failed to start: ${startupFailureText(err)}\n`);
   process.exit(1);
 });

@@ -1,4 +1,4 @@
-import { AppConfig } from '@kernel/config';
+import { AppConfig, ConfigError } from '@kernel/config';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +10,10 @@ import { generate } from 'selfsigned';
  */
 export async function loadTls(config: AppConfig): Promise<{ cert: Buffer; key: Buffer }> {
   if (config.tlsCertFile && config.tlsKeyFile) {
-    return { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) };
+    return { cert: readSetting('TLS_CERT_FILE', config.tlsCertFile), key: readSetting('TLS_KEY_FILE', config.tlsKeyFile) };
   }
   if (config.nodeEnv === 'production') {
-    throw new Error('TLS_CERT_FILE and TLS_KEY_FILE are required in production (the api serves HTTPS itself).');
+    throw new ConfigError('Invalid configuration:\n  TLS_CERT_FILE and TLS_KEY_FILE: are required in production (the api serves HTTPS itself)');
   }
   const dir = join(config.dataDir, 'tls');
   const certPath = join(dir, 'localhost.crt');
@@ -51,4 +51,12 @@ export async function loadTls(config: AppConfig): Promise<{ cert: Buffer; key: B
     }
   }
   return { cert: readFileSync(certPath), key: readFileSync(keyPath) };
+}
+
+function readSetting(setting: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  ${setting}: cannot read ${file}: ${(err as Error).message}`);
+  }
 }

@@ -2,7 +2,7 @@
 import './tracing';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { AppConfig } from '@kernel/config';
+import { AppConfig, startupFailureText } from '@kernel/config';
 import { holdStopSignals, installGracefulShutdown } from '@kernel/logging';
 import { Logger } from 'nestjs-pino';
 import { WorkerModule } from './worker.module';
@@ -19,6 +19,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`worker failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.stderr.write(`worker failed to start: ${startupFailureText(err)}\n`);
   process.exit(1);
 });

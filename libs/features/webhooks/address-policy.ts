@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, Cidr, inCidrs, parseCidr } from '@kernel/config';
+import { AppConfig, Cidr, ConfigError, inCidrs, parseCidr } from '@kernel/config';
 import * as ipaddr from 'ipaddr.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
@@ -56,7 +56,7 @@ export function parseCidrList(list: string[], setting = 'WEBHOOK_ALLOWED_PRIVATE
     try {
       return parseCidr(entry);
     } catch {
-      throw new Error(`Invalid configuration:\n  ${setting}: "${entry}" is not an IPv4 or IPv6 CIDR`);
+      throw new ConfigError(`Invalid configuration:\n  ${setting}: "${entry}" is not an IPv4 or IPv6 CIDR`);
     }
   });
 }

@@ -1,4 +1,5 @@
 import { AppConfig } from './app-config';
+import { ConfigError, startupFailureText } from './config-error';
 
 describe('AppConfig', () => {
   it('reads defaults and typed values', () => {
@@ -19,6 +20,29 @@ describe('AppConfig', () => {
     expect(() => AppConfig.fromEnv({ PORT: 'eighty', LOG_LEVEL: 'loud' })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
     expect(() => AppConfig.fromEnv({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '10.0.0.0/33' })).toThrow(/not a CIDR: 10.0.0.0\/33/);
     expect(() => AppConfig.fromEnv({ TRUSTED_PROXIES: 'proxy.local' })).toThrow(/not a CIDR: proxy.local/);
+  });
+
+  it('says the api serves its self-signed certificate unless TLS_CERT_FILE and TLS_KEY_FILE are both given', () => {
+    expect(AppConfig.fromEnv({ TLS_CERT_FILE: '', TLS_KEY_FILE: '' }).selfSignedTls).toBe(true);
+    expect(AppConfig.fromEnv({ TLS_CERT_FILE: '/etc/tls/api.crt', TLS_KEY_FILE: '' }).selfSignedTls).toBe(true);
+    expect(AppConfig.fromEnv({ TLS_CERT_FILE: '/etc/tls/api.crt', TLS_KEY_FILE: '/etc/tls/api.key' }).selfSignedTls).toBe(false);
+  });
+
+  it('refuses a bad setting with a ConfigError, which an entry point prints without its stack', () => {
+    for (const env of [{ PORT: 'eighty' }, { REDIS_URL: 'localhost:6379' }, { REDIS_SENTINELS: 'nohost' }, { TRUSTED_PROXIES: 'proxy.local' }]) {
+      let thrown: unknown;
+      try {
+        AppConfig.fromEnv(env);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(ConfigError);
+      const text = startupFailureText(thrown);
+      expect(text).toMatch(/^Invalid configuration:\n {2}[A-Z_]+/);
+      expect(text).not.toMatch(/\n\s+at /);
+    }
+    // Anything else keeps its stack: a bug is not a setting.
+    expect(startupFailureText(new TypeError('boom'))).toMatch(/^TypeError: boom\n\s+at /);
   });
 
   it('refuses the tests-only retry scale in production', () => {

@@ -1,4 +1,5 @@
 import { isCidr } from './cidr';
+import { ConfigError } from './config-error';
 import { loadEnvFile } from './env-file';
 import { EnvSchema, validateEnv } from './env.schema';
 
@@ -35,13 +36,13 @@ function parseRedisUrl(raw: string): Pick<RedisSettings, 'host' | 'port' | 'user
   try {
     url = new URL(raw);
   } catch {
-    throw new Error('Invalid configuration:\n  REDIS_URL: is not a URL (redis://[user:password@]host[:port][/db] or rediss://…)');
+    throw new ConfigError('Invalid configuration:\n  REDIS_URL: is not a URL (redis://[user:password@]host[:port][/db] or rediss://…)');
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new Error(`Invalid configuration:\n  REDIS_URL: scheme must be redis:// or rediss:// (TLS), not ${url.protocol}//`);
+    throw new ConfigError(`Invalid configuration:\n  REDIS_URL: scheme must be redis:// or rediss:// (TLS), not ${url.protocol}//`);
   }
   const dbText = url.pathname.replace(/^\//, '');
-  if (dbText !== '' && !/^\d{1,2}$/.test(dbText)) throw new Error('Invalid configuration:\n  REDIS_URL: the path must be a database number (/0 … /15)');
+  if (dbText !== '' && !/^\d{1,2}$/.test(dbText)) throw new ConfigError('Invalid configuration:\n  REDIS_URL: the path must be a database number (/0 … /15)');
   return {
     host: url.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1',
     port: url.port ? Number(url.port) : 6379,
@@ -61,7 +62,7 @@ function parseSentinels(raw: string): Array<{ host: string; port: number }> {
     const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(entry);
     const port = m ? Number(m[3]) : 0;
     if (!m || port < 1 || port > 65535) {
-      throw new Error(
+      throw new ConfigError(
         `Invalid configuration:\n  REDIS_SENTINELS: "${entry}" is not host:port (a comma-separated list, e.g. sentinel-1:26379,sentinel-2:26379)`,
       );
     }
@@ -90,6 +91,11 @@ export class AppConfig {
   readonly dataDir: string;
   readonly tlsCertFile?: string;
   readonly tlsKeyFile?: string;
+  /**
+   * True when the api serves the self-signed certificate it makes for localhost (TLS_CERT_FILE and
+   * TLS_KEY_FILE not both given), which clients accept only when told to (`curl -k`).
+   */
+  readonly selfSignedTls: boolean;
   /** CIDRs whose `X-Forwarded-For` is believed; empty means never. */
   readonly trustedProxies: string[];
   readonly logLevel: string;
@@ -154,15 +160,15 @@ export class AppConfig {
     this.redisUrl = env.REDIS_URL;
     this.redisPrefix = env.REDIS_PREFIX;
     if (/[{}]/.test(env.REDIS_PREFIX)) {
-      throw new Error('Invalid configuration:\n  REDIS_PREFIX: must not contain { or } (the BullMQ prefix wraps it in a hash tag itself)');
+      throw new ConfigError('Invalid configuration:\n  REDIS_PREFIX: must not contain { or } (the BullMQ prefix wraps it in a hash tag itself)');
     }
     const sentinels = parseSentinels(env.REDIS_SENTINELS);
     const parsedUrl = parseRedisUrl(env.REDIS_URL);
     if (env.REDIS_TLS_CA_FILE && !parsedUrl.tls) {
-      throw new Error('Invalid configuration:\n  REDIS_TLS_CA_FILE: is set but REDIS_URL is not rediss:// (TLS)');
+      throw new ConfigError('Invalid configuration:\n  REDIS_TLS_CA_FILE: is set but REDIS_URL is not rediss:// (TLS)');
     }
     if ((env.REDIS_SENTINEL_PASSWORD || env.REDIS_SENTINEL_USERNAME) && sentinels.length === 0) {
-      throw new Error('Invalid configuration:\n  REDIS_SENTINEL_USERNAME / REDIS_SENTINEL_PASSWORD: are set but REDIS_SENTINELS is empty');
+      throw new ConfigError('Invalid configuration:\n  REDIS_SENTINEL_USERNAME / REDIS_SENTINEL_PASSWORD: are set but REDIS_SENTINELS is empty');
     }
     this.redis = {
       url: env.REDIS_URL,
@@ -176,6 +182,7 @@ export class AppConfig {
     this.dataDir = env.DATA_DIR;
     this.tlsCertFile = env.TLS_CERT_FILE;
     this.tlsKeyFile = env.TLS_KEY_FILE;
+    this.selfSignedTls = !(env.TLS_CERT_FILE && env.TLS_KEY_FILE);
     this.trustedProxies = env.TRUSTED_PROXIES.split(',')
       .map((s) => s.trim())
       .filter(Boolean);
@@ -197,18 +204,18 @@ export class AppConfig {
       .filter(Boolean);
     const badCidrs = [...this.webhookAllowedPrivateCidrs, ...this.trustedProxies].filter((c) => !isCidr(c, { bareAddress: false }));
     if (badCidrs.length > 0) {
-      throw new Error(`Invalid configuration:\n  WEBHOOK_ALLOWED_PRIVATE_CIDRS / TRUSTED_PROXIES: not a CIDR: ${badCidrs.join(', ')}`);
+      throw new ConfigError(`Invalid configuration:\n  WEBHOOK_ALLOWED_PRIVATE_CIDRS / TRUSTED_PROXIES: not a CIDR: ${badCidrs.join(', ')}`);
     }
     if (env.WEBHOOK_RETRY_SCALE !== undefined && env.NODE_ENV === 'production') {
-      throw new Error('Invalid configuration:\n  WEBHOOK_RETRY_SCALE: is for tests only and refused when NODE_ENV=production');
+      throw new ConfigError('Invalid configuration:\n  WEBHOOK_RETRY_SCALE: is for tests only and refused when NODE_ENV=production');
     }
     if (env.WEBHOOK_RETRY_SCALE !== undefined && !(env.WEBHOOK_RETRY_SCALE > 0 && env.WEBHOOK_RETRY_SCALE <= 1)) {
-      throw new Error('Invalid configuration:\n  WEBHOOK_RETRY_SCALE: must be a number in (0, 1]');
+      throw new ConfigError('Invalid configuration:\n  WEBHOOK_RETRY_SCALE: must be a number in (0, 1]');
     }
     this.webhookRetryScale = env.WEBHOOK_RETRY_SCALE ?? 1;
     this.webhookConcurrency = env.WEBHOOK_CONCURRENCY;
     if (env.SCHEDULE_EVERY_MS !== undefined && env.NODE_ENV === 'production') {
-      throw new Error('Invalid configuration:\n  SCHEDULE_EVERY_MS: is for tests only and refused when NODE_ENV=production');
+      throw new ConfigError('Invalid configuration:\n  SCHEDULE_EVERY_MS: is for tests only and refused when NODE_ENV=production');
     }
     this.scheduleEveryMs = env.SCHEDULE_EVERY_MS;
     this.webhookMaxInFlightPerWebhook = env.WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK;
@@ -219,7 +226,7 @@ export class AppConfig {
     this.documentMaxFileBytes = env.DOCUMENT_MAX_FILE_BYTES;
     this.documentMaxTextChars = env.DOCUMENT_MAX_TEXT_CHARS;
     if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
-      throw new Error('Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+      throw new ConfigError('Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
     }
     this.http = {
       headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,

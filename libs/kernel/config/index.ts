@@ -1,4 +1,5 @@
 export * from './app-config';
+export * from './config-error';
 export * from './config.module';
 export * from './env.schema';
 export * from './env-file';

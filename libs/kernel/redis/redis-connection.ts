@@ -1,4 +1,4 @@
-import type { RedisSettings } from '@kernel/config';
+import { ConfigError, type RedisSettings } from '@kernel/config';
 import Redis, { RedisOptions } from 'ioredis';
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
@@ -74,7 +74,7 @@ function tlsOptions(settings: RedisSettings): TlsOptions {
     try {
       tls.ca = readFileSync(settings.tlsCaFile);
     } catch (err) {
-      throw new Error(`Invalid configuration:\n  REDIS_TLS_CA_FILE: cannot read ${settings.tlsCaFile}: ${(err as Error).message}`);
+      throw new ConfigError(`Invalid configuration:\n  REDIS_TLS_CA_FILE: cannot read ${settings.tlsCaFile}: ${(err as Error).message}`);
     }
   }
   return tls;

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { ConsoleContext } from './console-context';
+import { breakableText, breakableUrl, escapeHtml } from './breakable';
 import { pageHeaders } from './console-security';
 
 export const VIEWS_DIR = join(__dirname, 'views');
@@ -14,7 +15,6 @@ export const ASSETS_DIR = join(__dirname, 'assets');
 export const ASSETS: Record<string, string> = { 'console.css': 'text/css; charset=utf-8', 'console.js': 'text/javascript; charset=utf-8' };
 
 const pad = (n: number) => String(n).padStart(2, '0');
-const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Helpers templates call as `it.h.…`; each returns escaped HTML for `<%~ %>`. */
 export const helpers = {
@@ -28,6 +28,14 @@ export const helpers = {
     if (Number.isNaN(d.getTime())) return escapeHtml(empty);
     const utc = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
     return `<time datetime="${d.toISOString()}" title="${utc}">${utc}</time>`;
+  },
+  /** A webhook's (or any) address that wraps at `/` on a narrow screen, never mid-host. */
+  url(value: string): string {
+    return breakableUrl(value);
+  },
+  /** Text whose addresses wrap at `/` (titles, confirmations that name a webhook). */
+  text(value: string | null | undefined): string {
+    return breakableText(value ?? '');
   },
   /** The hidden CSRF field every form carries. */
   csrf(ctx: ConsoleContext): string {
@@ -58,9 +66,12 @@ const etaFor = (dir: string): Eta => {
 export class ConsoleViews {
   /** The api's public https base (curl lines, links). */
   readonly publicBaseUrl: string;
+  /** Whether the api serves its self-signed certificate, so a curl line needs `-k`. */
+  readonly selfSignedTls: boolean;
 
   constructor(config: AppConfig) {
     this.publicBaseUrl = config.publicBaseUrl;
+    this.selfSignedTls = config.selfSignedTls;
   }
 
   /** One Eta per template folder (the kit's, and each feature's), each with the kit's layout. */

@@ -97,7 +97,7 @@ export class RevealController {
         reveal: payload,
         facts: purpose?.facts ?? [],
         instruction: purpose?.instruction,
-        curl: `curl -H 'Authorization: Bearer ${payload.key}' '${this.views.publicBaseUrl}${purpose?.tryPath ?? '/v1/me'}'`,
+        curl: { insecure: this.views.selfSignedTls, url: `${this.views.publicBaseUrl}${purpose?.tryPath ?? '/v1/me'}` },
         trySays: purpose?.trySays ?? 'This call answers with the connection and its scopes:',
         back: purpose?.back ?? { href: `/console/connections/${payload.connectionId}`, label: `I have copied it: back to ${payload.connectionName}` },
       });

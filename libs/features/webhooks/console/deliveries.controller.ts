@@ -24,6 +24,7 @@ import { WebhookEntity } from '../webhook.entity';
 import { WebhooksService } from '../webhooks.service';
 import { EVENT_NAMES } from '@kernel/events';
 import type { Response } from 'express';
+import { parseSince, SINCE_EXAMPLE, sinceProblem, sinceText } from './since-field';
 import { webhookCrumbs } from './webhooks.controller';
 
 const view = featureViews(__dirname);
@@ -92,26 +93,6 @@ const STATE_LABELS: Record<string, string> = {
 };
 
 /**
- * A `datetime-local` value (read as UTC: the page says so), or null when it is not one: every
- * field in its range (no 25:00, no 31 February), the year from 0001 on, so that whatever it
- * answers is a real time Postgres can compare with a timestamptz column.
- */
-export function parseSince(value: string): Date | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value.trim());
-  if (!m) return null;
-  const [year, month, day, hour, minute, second] = [+m[1], +m[2], +m[3], +m[4], +m[5], m[6] ? +m[6] : 0];
-  if (year < 1 || hour > 23 || minute > 59 || second > 59) return null;
-  const d = new Date(0);
-  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0–99 as 1900–1999.
-  d.setUTCFullYear(year, month - 1, day);
-  d.setUTCHours(hour, minute, second, 0);
-  return d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day ? null : d;
-}
-
-/** A time as a `datetime-local` value in UTC. */
-const sinceValue = (d: Date) => d.toISOString().slice(0, 16);
-
-/**
  * A webhook's deliveries (newest first, keyset-paginated, filtered by state and event), one
  * delivery with its attempts and their exchanges, resending one, trying a waiting one now, and
  * sending now every delivery since a time that failed, was given up or is waiting (bounded,
@@ -160,7 +141,7 @@ export class DeliveriesPageController {
     const since = parseSince(given);
     if (!since) return this.renderList(res, ctx, viewer, conn, hook, {}, { since: given, sinceError: sinceProblem(given) }, 422);
     const count = await this.log.countRecoverable(hook.id, since, undefined, viewer.organisationId);
-    const when = `${sinceValue(since).replace('T', ' ')} UTC`;
+    const when = `${sinceText(since)} UTC`;
     if (count === 0) {
       return this.renderList(
         res,
@@ -185,7 +166,7 @@ export class DeliveriesPageController {
         'A failed or given-up delivery starts a new series of attempts under its own delivery id, so the receiver can still discard one it already processed. A delivery waiting for a retry is tried now instead of at its scheduled time (never twice). Test deliveries are never resent.',
       ],
       action: `${base}/resend-failed`,
-      fields: { since: sinceValue(since) },
+      fields: { since: sinceText(since) },
       button: `Send ${n} ${deliveries} now`,
       cancel: base,
     });
@@ -350,7 +331,8 @@ export class DeliveriesPageController {
         base,
         canChange: canChange(viewer, conn),
         maxBulk: MAX_BULK_RESEND,
-        since: bulk.since ?? sinceValue(new Date(Date.now() - 24 * 3600_000)),
+        since: bulk.since ?? sinceText(new Date(Date.now() - 24 * 3600_000)),
+        sinceExample: SINCE_EXAMPLE,
         sinceError: bulk.sinceError,
         notice: bulk.notice ?? noticeFor(NOTICES, query.done),
       },
@@ -375,6 +357,3 @@ const deliveryCrumbs = (conn: ConnectionEntity, hook: WebhookEntity) => [
   ...webhookCrumbs(conn),
   { href: listPath(conn, hook), label: `Deliveries to ${hook.url}` },
 ];
-
-const sinceProblem = (given: string) =>
-  given.trim() === '' ? 'Enter the time to send from, in UTC.' : 'Enter the time to send from as a date and time in UTC, for example 2026-01-31 08:00.';

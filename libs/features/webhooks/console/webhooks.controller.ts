@@ -26,6 +26,7 @@ import { EVENT_SCOPES, SUBSCRIBABLE_EVENTS } from '@kernel/events';
 import { ApiValidationPipe, DigitsIdPipe } from '@web/http';
 import type { Response } from 'express';
 import { CreateWebhookDto } from '../http/dto/create-webhook.dto';
+import { enabledNotice } from './enable-notices';
 
 const view = featureViews(__dirname);
 
@@ -39,8 +40,6 @@ const EVENT_LINES: Record<string, string> = {
 
 const NOTICES: Record<string, string> = {
   removed: 'The webhook was removed: nothing more is sent to it, and its deliveries still waiting were given up.',
-  enabled:
-    'The webhook is switched back on: events are sent to it again from now. Its deliveries given up while it was off can be sent again from its Deliveries page, with the form for after a receiver outage.',
 };
 
 /** The fields of the add form, as the API's own validation names them. */
@@ -104,11 +103,12 @@ export class WebhooksPageController {
     @Param('id', DigitsIdPipe) id: string,
     @Query('done') done: unknown,
     @Query('tested') tested: unknown,
+    @Query('resent') resent: unknown,
     @Res() res: Response,
   ): Promise<void> {
     const conn = await this.connections.getInOrganisation(viewer.organisationId, id);
     const testResult = typeof tested === 'string' ? await this.testResult(viewer, conn, tested) : null;
-    await this.renderList(res, ctx, viewer, conn, { notice: noticeFor(NOTICES, done), testResult });
+    await this.renderList(res, ctx, viewer, conn, { notice: noticeFor(NOTICES, done) ?? enabledNotice(done, resent), testResult });
   }
 
   @Post()
