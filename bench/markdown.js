@@ -156,6 +156,35 @@ function scimCompare(report) {
   ].join('\n');
 }
 
+function scimPaging(r) {
+  const s = r.settings;
+  const fmt = (n) => n.toLocaleString('en');
+  const when = (t) => (t ? new Date(t).toISOString().slice(11, 23) : 'never');
+  const analysed = (a) => `ANALYZE ${when(a.analysed.last_analyze)}, autovacuum ${when(a.analysed.last_autoanalyze)}`;
+  return [
+    `Run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}, load average ${r.machine.load_average_1m_before} before and ${r.machine.load_average_1m_after} after.`,
+    `api: NODE_ENV=${s.api_node_env}, LOG_LEVEL=${s.api_log_level}, HTTPS keep-alive, local Postgres and Redis, the builds' apis on one database, walking the same organisation page by page (the order swapped every page). ${fmt(s.users)} members inserted with SQL (${r.grow.insert_s} s), then the tables analysed.`,
+    '',
+    `**A walk through ${fmt(s.users)} users**, \`GET /scim/v2/Users?startIndex=…&count=${s.count}\` until past totalResults; each walk checked to answer every user once, in id order, totalResults ${fmt(s.users)} on every page.`,
+    '',
+    `| build | pages | p50 of the first ${s.edge_pages} pages, ms | p50 of the last ${s.edge_pages}, ms | last ÷ first | p50 per tenth of the walk, ms | whole walk: p50 / p99 / max ms | walk s |`,
+    '|---|---:|---:|---:|---:|---|---|---:|',
+    ...r.walks.map(
+      (w) =>
+        `| ${w.build} (${w.dist}) | ${w.pages} | ${w.first_ten_p50_ms} | ${w.last_ten_p50_ms} | **${w.last_over_first}** | ${w.p50_by_tenth_ms.join(' · ')} | ${w.all.p50_ms} / ${w.all.p99_ms} / ${w.all.max_ms} | ${w.walk_s} |`,
+    ),
+    '',
+    `**After a bulk load**: ${fmt(r.after_bulk_load.users)} members of a second organisation inserted with SQL (${r.after_bulk_load.insert_s} s, done at ${when(r.after_bulk_load.loaded_at)} UTC) and not analysed (people last analysed before: ${analysed({ analysed: r.after_bulk_load.analysed_before })}), then its first page (count=${s.count}) asked ${s.bulk_load_asks} times of each build in turn:`,
+    '',
+    '| asked of | first page, ms (each ask) | people last analysed, after these asks (UTC) |',
+    '|---|---|---|',
+    ...r.after_bulk_load.asks.map((a) => `| ${a.build} | ${a.first_page_ms.join(', ')} | ${analysed(a)} |`),
+    '',
+    'Per-page times of every walk are in the JSON (`walks[].times_ms`).',
+    '',
+  ].join('\n');
+}
+
 function documents(run) {
   const s = run.settings;
   return [
@@ -416,6 +445,7 @@ const RENDER = {
   console: [consolePage, "The console's Deliveries page as the log grows"],
   scim: [scim, 'SCIM provisioning and lookups'],
   'scim-compare': [scimCompare, 'SCIM: two builds side by side'],
+  'scim-paging': [scimPaging, 'SCIM paging through 100,000 users'],
   documents: [documents],
   webhooks: [(r) => `${webhooks(r)}\n`],
   fairness: [(r) => `${fairness(r)}\n`],

@@ -18,4 +18,5 @@ export * from './scim-groups.service';
 export * from './scim-membership';
 export * from './scim-users.repository';
 export * from './scim-users.service';
+export * from './scim-walks';
 export * from './scim.module';

@@ -3,6 +3,8 @@ import { EntityManager } from 'typeorm';
 import type { GroupCondition } from './model/scim-filter';
 import { ScimGroupRow, ScimMemberRow } from './model/scim-group-model';
 import { isId } from '@kernel/core';
+import { FreshStatistics } from '@kernel/database';
+import type { ScimSlice } from './scim-walks';
 
 function where(organisationId: string, conditions: GroupCondition[]): { sql: string; params: unknown[] } {
   const params: unknown[] = [organisationId];
@@ -14,6 +16,9 @@ function where(organisationId: string, conditions: GroupCondition[]): { sql: str
   return { sql: parts.join(' AND '), params };
 }
 
+/** The tables a list of groups reads, its members included. */
+const GROUP_TABLES = ['groups', 'scim_groups', 'people', 'invitations', 'scim_users'];
+
 const SELECT = `SELECT g.id, g.organisation_id, g.name, sg.external_id, g.created_at, g.updated_at
   FROM groups g LEFT JOIN scim_groups sg ON sg.group_id = g.id`;
 
@@ -24,12 +29,22 @@ const SELECT = `SELECT g.id, g.organisation_id, g.name, sg.external_id, g.create
  */
 @Injectable()
 export class ScimGroupsRepository {
-  async find(m: EntityManager, organisationId: string, conditions: GroupCondition[], page: { offset: number; limit: number }): Promise<ScimGroupRow[]> {
+  constructor(private readonly statistics: FreshStatistics) {}
+
+  /** `limit` groups by id ascending: after the group with id `after` when given (see ScimWalks), else after skipping `offset`. */
+  async find(m: EntityManager, organisationId: string, conditions: GroupCondition[], page: ScimSlice): Promise<ScimGroupRow[]> {
+    await this.statistics.ensure(GROUP_TABLES);
     const w = where(organisationId, conditions);
-    return m.query(`${SELECT} WHERE ${w.sql} ORDER BY g.id LIMIT ${Math.floor(page.limit)} OFFSET ${Math.floor(page.offset)}`, w.params);
+    const params = [...w.params];
+    const limit = `LIMIT $${params.push(Math.max(0, Math.floor(page.limit)))}`;
+    if (page.after !== undefined) {
+      return m.query(`${SELECT} WHERE ${w.sql} AND g.id > $${params.push(page.after)}::bigint ORDER BY g.id ${limit}`, params);
+    }
+    return m.query(`${SELECT} WHERE ${w.sql} ORDER BY g.id ${limit} OFFSET $${params.push(Math.max(0, Math.floor(page.offset)))}`, params);
   }
 
   async count(m: EntityManager, organisationId: string, conditions: GroupCondition[]): Promise<number> {
+    await this.statistics.ensure(GROUP_TABLES);
     const w = where(organisationId, conditions);
     const [row] = await m.query(`SELECT count(*)::int AS n FROM groups g LEFT JOIN scim_groups sg ON sg.group_id = g.id WHERE ${w.sql}`, w.params);
     return row.n as number;

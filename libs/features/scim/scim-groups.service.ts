@@ -10,6 +10,7 @@ import { parseGroupFilter } from './model/scim-filter';
 import { GroupFields, groupFields, groupState, presentGroup, ScimGroupRow, ScimMemberRow } from './model/scim-group-model';
 import { ScimGroupsRepository } from './scim-groups.repository';
 import { ScimMembership } from './scim-membership';
+import { ScimWalks } from './scim-walks';
 import { applyScimPatch, ScimJson, readScimResource } from './model/scim-patch';
 import { GROUP_RESOURCE } from './model/scim-schemas';
 
@@ -30,6 +31,7 @@ export class ScimGroupsService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly repo: ScimGroupsRepository,
+    private readonly walks: ScimWalks,
     private readonly groups: GroupsService,
     private readonly membership: ScimMembership,
     private readonly managers: PeopleManagersService,
@@ -40,9 +42,12 @@ export class ScimGroupsService {
     const org = caller.organisationId;
     const conditions = filter === undefined ? [] : parseGroupFilter(filter);
     const m = this.tx.manager;
-    const totalResults = await this.repo.count(m, org, conditions);
-    const rows =
-      page.count > 0 && page.startIndex <= totalResults ? await this.repo.find(m, org, conditions, { offset: page.startIndex - 1, limit: page.count }) : [];
+    const walk = { organisationId: org, connectionId: caller.connectionId, resource: 'Groups' as const, signature: `${JSON.stringify(conditions)} by id` };
+    const { totalResults, rows } = await this.walks.page(walk, page, {
+      find: (slice) => this.repo.find(m, org, conditions, slice),
+      count: () => this.repo.count(m, org, conditions),
+      keyOf: (r) => String(r.id),
+    });
     const members = withMembers
       ? await this.repo.members(
           m,

@@ -4,7 +4,8 @@ import type { UserCondition } from './model/scim-filter';
 import { emailKeys, ScimUserRow, UserFields } from './model/scim-user-model';
 import type { ScimAttributes } from './model/scim-user-extras';
 import { isId } from '@kernel/core';
-import { PreparedStatements } from '@kernel/database';
+import { FreshStatistics, PreparedStatements } from '@kernel/database';
+import type { ScimSlice } from './scim-walks';
 
 /**
  * SCIM users in SQL. A SCIM user is a scim_users row — an address in an organisation, with the
@@ -28,6 +29,9 @@ const FROM = `
 const DISPLAY_NAME = `(CASE WHEN s.attributes IS NOT NULL
     AND NULLIF(btrim(s.attributes->>'platformName'), '') IS NOT DISTINCT FROM NULLIF(btrim(COALESCE(p.name, i.name)), '')
   THEN s.attributes->>'displayName' ELSE COALESCE(p.name, i.name) END)`;
+
+/** The tables a list of users reads. */
+const USER_TABLES = ['scim_users', 'people', 'invitations', 'groups'];
 
 const LIVE = `(p.id IS NOT NULL OR i.status = 'pending' OR (s.deactivated AND i.status = 'withdrawn'))`;
 
@@ -93,26 +97,39 @@ export class ScimUsersRepository {
    * prepared statements (on the transaction's connection when there is one): planning the check is
    * a large part of what a create costs Postgres (`bench/scim.bench.js` measures it).
    */
-  constructor(private readonly statements: PreparedStatements) {}
+  constructor(
+    private readonly statements: PreparedStatements,
+    private readonly statistics: FreshStatistics,
+  ) {}
 
-  /** Live users matching the query, by id ascending (a stable order for startIndex paging). */
-  async find(m: EntityManager, organisationId: string, q: UserQuery, page?: { offset: number; limit: number }): Promise<ScimUserRow[]> {
+  /**
+   * Live users matching the query, by id ascending (a stable order for startIndex paging): `limit`
+   * of them after the user with id `after` when given (an index range on (organisation_id, id),
+   * as cheap deep in the list as at its start; see ScimWalks), else after skipping `offset`.
+   */
+  async find(m: EntityManager, organisationId: string, q: UserQuery, page?: ScimSlice): Promise<ScimUserRow[]> {
     const w = where(organisationId, q);
     const params = [...w.params];
-    const paging = page ? ` LIMIT $${params.push(Math.max(0, Math.floor(page.limit)))} OFFSET $${params.push(Math.max(0, Math.floor(page.offset)))}` : '';
-    const text = `SELECT ${COLUMNS} ${FROM} LEFT JOIN groups g ON g.id = COALESCE(p.group_id, i.group_id) WHERE ${w.sql} ORDER BY s.id${paging}`;
+    const limit = page ? ` LIMIT $${params.push(Math.max(0, Math.floor(page.limit)))}` : '';
+    const after = page?.after !== undefined ? ` AND s.id > $${params.push(page.after)}::bigint` : '';
+    const offset = page && page.after === undefined ? ` OFFSET $${params.push(Math.max(0, Math.floor(page.offset)))}` : '';
+    const text = `SELECT ${COLUMNS} ${FROM} LEFT JOIN groups g ON g.id = COALESCE(p.group_id, i.group_id) WHERE ${w.sql}${after} ORDER BY s.id${limit}${offset}`;
     // The lookups an identity provider makes before each create (Okta's and Entra's `userName eq`,
     // `externalId eq`), each backed by a unique index whatever the value, are named: one statement per
     // attribute (where() writes the same SQL for every value). Other filters go unnamed, so no client
     // can fill a connection with prepared statements.
     const only = q.conditions?.length === 1 && !q.ids ? q.conditions[0].attr : undefined;
     if (only === 'userName' || only === 'externalId') {
-      return this.statements.queryIn<ScimUserRow>(m, `scim-users-find-${only}${page ? '-page' : ''}`, text, params);
+      return this.statements.queryIn<ScimUserRow>(m, `scim-users-find-${only}${!page ? '' : after ? '-after' : '-page'}`, text, params);
     }
+    // A list joins every matching row's member and invitation: planned for stale statistics (just
+    // after a bulk load) it can be many times slower. Lookups by a unique attribute (above) cannot.
+    if (page) await this.statistics.ensure(USER_TABLES);
     return m.query(text, params);
   }
 
   async count(m: EntityManager, organisationId: string, q: UserQuery): Promise<number> {
+    await this.statistics.ensure(USER_TABLES);
     if (!q.ids && !q.conditions?.length) return this.countAll(m, organisationId);
     const w = where(organisationId, q);
     const [row] = await m.query(`SELECT count(*)::int AS n ${FROM} WHERE ${w.sql}`, w.params);

@@ -23,6 +23,7 @@ import {
   userState,
 } from './model/scim-user-model';
 import { ScimUsersRepository } from './scim-users.repository';
+import { ScimWalks } from './scim-walks';
 
 /**
  * SCIM Users: another door to the organisation's people and invitations, under the same rules.
@@ -37,6 +38,7 @@ export class ScimUsersService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly repo: ScimUsersRepository,
+    private readonly walks: ScimWalks,
     private readonly adder: PeopleAdder,
     private readonly people: PeopleService,
     private readonly invitations: InvitationsService,
@@ -47,13 +49,12 @@ export class ScimUsersService {
     const query = { conditions: filter === undefined ? [] : parseUserFilter(filter) };
     const m = this.tx.manager;
     const org = caller.organisationId;
-    // The first page comes first: when it is not full it holds every match, and its length is
-    // totalResults without a statement to count them (a `userName eq` lookup: one statement).
-    const first = page.startIndex === 1 && page.count > 0 ? await this.repo.find(m, org, query, { offset: 0, limit: page.count }) : undefined;
-    const totalResults = first && first.length < page.count ? first.length : await this.repo.count(m, org, query);
-    const rows =
-      first ??
-      (page.count > 0 && page.startIndex <= totalResults ? await this.repo.find(m, org, query, { offset: page.startIndex - 1, limit: page.count }) : []);
+    const walk = { organisationId: org, connectionId: caller.connectionId, resource: 'Users' as const, signature: `${JSON.stringify(query.conditions)} by id` };
+    const { totalResults, rows } = await this.walks.page(walk, page, {
+      find: (slice) => this.repo.find(m, org, query, slice),
+      count: () => this.repo.count(m, org, query),
+      keyOf: (r) => String(r.id),
+    });
     return { totalResults, startIndex: page.startIndex, items: rows.map((r) => this.present(caller, r)) };
   }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { PreparedStatementsModule, CoreModule } from '@kernel/database';
+import { FreshStatisticsModule, PreparedStatementsModule, CoreModule } from '@kernel/database';
+import { RedisModule } from '@kernel/redis';
 import { GroupsModule } from '@features/groups';
 import { PeopleModule } from '@features/people';
 import { ScimGroupsRepository } from './scim-groups.repository';
@@ -7,9 +8,10 @@ import { ScimGroupsService } from './scim-groups.service';
 import { ScimMembership } from './scim-membership';
 import { ScimUsersRepository } from './scim-users.repository';
 import { ScimUsersService } from './scim-users.service';
+import { ScimWalks } from './scim-walks';
 
-const providers = [ScimUsersRepository, ScimGroupsRepository, ScimMembership, ScimUsersService, ScimGroupsService];
+const providers = [ScimUsersRepository, ScimGroupsRepository, ScimWalks, ScimMembership, ScimUsersService, ScimGroupsService];
 
-/** The SCIM services, on the people and groups features' services, the transaction host and prepared statements. */
-@Module({ imports: [CoreModule, PreparedStatementsModule, PeopleModule, GroupsModule], providers, exports: providers })
+/** The SCIM services, on the people and groups features' services, the transaction host, prepared statements, fresh statistics and Redis (ScimWalks). */
+@Module({ imports: [CoreModule, PreparedStatementsModule, FreshStatisticsModule, RedisModule, PeopleModule, GroupsModule], providers, exports: providers })
 export class ScimModule {}

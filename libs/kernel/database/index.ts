@@ -3,6 +3,7 @@ export * from './database.module';
 export * from './migrate';
 export * from './migrations';
 export * from './prepared-statements';
+export * from './fresh-statistics';
 export * from './notified-loop';
 export * from './core.module';
 export * from './cursor-codec';

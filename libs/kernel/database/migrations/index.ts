@@ -16,6 +16,7 @@ import { DocumentOriginalChunks1764160000000 } from './1764160000000-DocumentOri
 import { DeliveryExchange1764170000000 } from './1764170000000-DeliveryExchange';
 import { WebhookPreviousSecret1764180000000 } from './1764180000000-WebhookPreviousSecret';
 import { SwitchOffWarnings1764180500000 } from './1764180500000-SwitchOffWarnings';
+import { ScimPagingStatistics1764260000000 } from './1764260000000-ScimPagingStatistics';
 
 export { CHANNELS } from './channels';
 
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   DeliveryExchange1764170000000,
   WebhookPreviousSecret1764180000000,
   SwitchOffWarnings1764180500000,
+  ScimPagingStatistics1764260000000,
 ];
