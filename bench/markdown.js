@@ -317,6 +317,89 @@ function webhooks(r) {
   return lines.join('\n');
 }
 
+function webhooksCompare(r) {
+  const s = r.settings;
+  const { A, B, b_over_a: ratio, within_bound: within } = r.summary;
+  const pct = (x) => `${x >= 1 ? '+' : ''}${Math.round((x - 1) * 1000) / 10}%`;
+  const r3 = (x) => Math.round(x * 1000) / 1000;
+  const parts = (by) =>
+    Object.entries(by)
+      .filter(([, v]) => v >= 0.001)
+      .map(([k, v]) => `${k} ${r3(v)}`)
+      .join(', ');
+  const builds = Object.fromEntries(r.builds.map((b) => [b.name, b.description]));
+  return [
+    `- run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}; load average (1 min) before the run ${r.machine.load_average_1m_before}, before each worker run ${r.runs.map((x) => x.load_average_1m_before).join(', ')}`,
+    `- **A**: ${builds.A}; **B**: ${builds.B}; each on a database of its own migrated by its own admin CLI, one webhook posting to node:https on ${s.receiver_host}:443 in its own process (answers 204)`,
+    `- ${s.rounds} rounds taking turns (A then B, then B then A, …), one worker at a time, a fresh one per round: ${s.warmup} warm-up deliveries, then ${s.deliveries} events at once, timed from their insert until the receiver has every one; worker NODE_ENV=${s.worker_node_env}, LOG_LEVEL=${s.worker_log_level}, WEBHOOK_CONCURRENCY=${s.worker_concurrency}, WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK=${s.max_in_flight_per_webhook}, DATABASE_POOL_SIZE=${s.worker_db_pool}`,
+    `- CPU per delivery: user + system time (/proc) from the insert until Postgres has every delivery recorded, ÷ the deliveries, of the processes a delivery runs through: the worker, the Postgres backends of its database, the receiver and the bench (its insert and polling); the api takes no part in a delivery. Beside it, "all processes" adds every other Postgres process and the Redis server: those servers are shared with whatever else runs on the machine, so that column carries others' work too (the worker's Redis commands per delivery, counted exactly, are in the last column)`,
+    '',
+    '| round | build | load before | deliveries/s | CPU ms / delivery | of it: worker, its Postgres backends | all processes (Redis server) | worker CPU ms / delivery (its own count) | SQL statements / delivery | Redis commands / delivery |',
+    '|---:|---|---:|---:|---:|---|---:|---:|---:|---:|',
+    ...r.runs.map(
+      (x) =>
+        `| ${x.round} | ${x.build} | ${x.load_average_1m_before} | ${x.throughput.per_second} | ${x.own_cpu_ms.total} | ${x.own_cpu_ms.by.worker} / ${x.own_cpu_ms.by.postgres} | ${x.machine_cpu_ms.total} (${x.machine_cpu_ms.by.redis ?? '–'}) | ${x.worker_cpu_ms} | ${x.sql_statements.total} | ${x.redis_commands.total} |`,
+    ),
+    '',
+    '| build | deliveries/s (median, range) | CPU ms / delivery (median, range) | by process (medians) | all processes (median, range) | Redis server (median) | worker CPU ms / delivery |',
+    '|---|---:|---:|---|---:|---:|---:|',
+    ...[
+      ['A', A],
+      ['B', B],
+    ].map(
+      ([n, b]) =>
+        `| ${n} | ${r3(b.per_second.median)} (${b.per_second.range}) | ${r3(b.own_cpu_ms.median)} (${b.own_cpu_ms.range}) | ${parts(b.by_part_ms)} | ${r3(b.machine_cpu_ms.median)} (${b.machine_cpu_ms.range}) | ${r3(b.redis_server_cpu_ms)} | ${r3(b.worker_cpu_ms.median)} (${b.worker_cpu_ms.range}) |`,
+    ),
+    '',
+    `B ÷ A, each round's two runs against each other: deliveries/s ${ratio.by_round.map((p) => p.rate).join(', ')}; CPU per delivery ${ratio.by_round.map((p) => p.cpu).join(', ')}; all processes' ${ratio.by_round.map((p) => p.machine_cpu).join(', ')}.`,
+    '',
+    `**B ÷ A (median of the rounds): deliveries/s ${ratio.rate.median} (${pct(ratio.rate.median)}; rounds ${ratio.rate.range}), CPU per delivery ${ratio.cpu.median} (${pct(ratio.cpu.median)}; rounds ${ratio.cpu.range}).** All processes' CPU per delivery ${ratio.machine_cpu.median} (rounds ${ratio.machine_cpu.range}). ` +
+      `Bound (CPU per delivery at most +${Math.round((s.bound.max_cpu_ratio - 1) * 100)}%, deliveries/s at most −${Math.round((1 - s.bound.min_rate_ratio) * 100)}%): CPU ${within.cpu ? 'within' : '**exceeded**'}, deliveries/s ${within.rate ? 'within' : '**exceeded**'}.`,
+    '',
+    `Per delivery, by statement and command (the worker's own clients, counted in its process by bench/webhooks-count.js), in each build's first round:`,
+    '',
+    ...['A', 'B'].map((n) => {
+      const x = r.runs.find((y) => y.build === n);
+      const fmt = (by) =>
+        Object.entries(by)
+          .map(([k, v]) => `${k.replace(/\|/g, '\\|')} ${v}`)
+          .join('; ');
+      return `- **${n}**: ${x.sql_statements.total} SQL statements (${fmt(x.sql_statements.by)}); ${x.redis_commands.total} Redis commands (${fmt(x.redis_commands.by)})`;
+    }),
+    '',
+    `Logged: ${Object.entries(r.checks)
+      .map(([n, c]) => `${n} ${c.delivered} delivered, ${c.attempts} attempts for ${c.expected} events`)
+      .join('; ')}.`,
+    '',
+  ].join('\n');
+}
+
+function webhooksRecover(r) {
+  const s = r.settings;
+  const x = r.result;
+  const c = r.checks;
+  return [
+    `- run ${r.date} on ${r.machine.cpus} × ${r.machine.cpu_model}, node ${r.machine.node}, commit ${r.commit ?? '?'}; load average (1 min) before the run ${r.machine.load_average_1m_before}, at the first call ${r.machine.load_average_1m_at_first_call}, after ${r.machine.load_average_1m_after}`,
+    `- one webhook with ${s.deliveries} given-up deliveries (\`webhook_switched_off\`, seeded with SQL in ${s.seed_s} s, made evenly over the hour before); the api and the worker of the build (entry points, NODE_ENV=${s.node_env}, LOG_LEVEL=${s.log_level}, the product's delivery settings), local Postgres and Redis, node:https receiver on ${s.receiver_host}:443 in its own process answering 204`,
+    `- \`POST /v1/webhooks/{id}/recover\` with \`since\` the hour's start, a new \`Idempotency-Key\` each, called again while the answer says \`more\`; times from just before the first call`,
+    '',
+    '| deliveries | calls | calls done | first call answered | first delivery received | all received | deliveries/s (first to last receipt) | CPU ms / delivery | cores busy | within 60 s |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    `| ${s.deliveries} | ${x.calls} | ${x.calls_done_s} s | ${Math.round(x.first_answer_ms)} ms | ${x.first_delivery_ms} ms | **${x.all_delivered_s} s** | ${x.per_second} | ${x.machine_cpu_ms.total} | ${x.machine_cpu_ms.cores_busy} | ${r.within_bound ? 'yes' : '**no**'} |`,
+    '',
+    `Each call's answer: median ${Math.round(x.answer_ms.median)} ms, slowest ${Math.round(x.answer_ms.max)} ms; per call (ms after the first call's start → sent, more): ${r.calls.map((k) => `${k.at_ms} → ${k.sent}${k.more ? '' : ' (done)'}`).join(', ')}.`,
+    '',
+    `CPU over the recovery, per delivery, by process (Postgres: the backends of the bench's database; the Redis server is shared with whatever else runs on the machine): ${Object.entries(
+      x.machine_cpu_ms.by,
+    )
+      .map(([k, v]) => `${k} ${v} ms`)
+      .join(', ')} (${x.machine_cpu_ms.cores_busy} cores busy).`,
+    '',
+    `Checked: the calls took ${c.sent_by_calls}; the receiver got ${c.received} requests with ${c.unique_ids} distinct delivery ids (${c.sent_twice} sent twice, watched ${s.settle_s} s after the last); ${c.delivered_in_new_series} recorded delivered in their new series, ${c.attempts_logged} attempts logged, ${c.deliveries_with_two_attempts} deliveries with two.`,
+    '',
+  ].join('\n');
+}
+
 function fairness(r) {
   const TARGET = r.targets;
   const s = r.settings;
@@ -446,8 +529,11 @@ const RENDER = {
   scim: [scim, 'SCIM provisioning and lookups'],
   'scim-compare': [scimCompare, 'SCIM: two builds side by side'],
   'scim-paging': [scimPaging, 'SCIM paging through 100,000 users'],
+  'scim-compare-provisioning-log': [scimCompare, 'SCIM: provisioning without (A) and with (B) the provisioning log'],
   documents: [documents],
   webhooks: [(r) => `${webhooks(r)}\n`],
+  'webhooks-compare': [webhooksCompare, 'Webhook deliveries: two builds side by side'],
+  'webhooks-recover': [webhooksRecover, 'Webhook recovery after an outage'],
   fairness: [(r) => `${fairness(r)}\n`],
   soak: [soak, 'Soak'],
   startup: [startup, 'Start-up benchmark'],

@@ -9,6 +9,8 @@
 //   300 creates one at a time, and one create replayed under EXPLAIN.
 //   node bench/scim.bench.js                              → results/scim.{json,md}
 //   node bench/scim.bench.js --compare <distA> <distB>    → results/scim-compare.{json,md}
+//   BENCH_SCIM_REPORT=<name> names the --compare report instead (e.g. scim-compare-provisioning-log:
+//   main before the provisioning log as A, with it as B).
 // --compare runs both builds at once on one database, provisioning in alternating slices (the order
 // swapped each round), then lookups alternating the same way: per build users/s, latency, statements
 // and CPU per create, and the median over rounds of B's users/s ÷ A's.
@@ -21,7 +23,7 @@ const { explainCreate, startMeter, stopMeter } = require('./scim-trace');
 
 const work = h.workDir('bench-scim');
 const distDir = process.env.BENCH_SCIM_DIST ? path.resolve(process.env.BENCH_SCIM_DIST) : path.join(work, 'dist');
-const DB_NAME = 'integrations_bench_scim';
+const DB_NAME = process.env.BENCH_SCIM_DB || 'integrations_bench_scim';
 const SETTINGS = {
   provisioned_users: Number(process.env.BENCH_SCIM_USERS || 10000),
   total_users: Number(process.env.BENCH_SCIM_TOTAL || 100000),
@@ -37,7 +39,7 @@ const SETTINGS = {
     'sent by the api after commit, not awaited by the answer, over SMTP to a minimal sink in the benchmark process; counted once provisioning is done (waiting up to 60 s for the last)',
   database_url: h.databaseUrl(DB_NAME),
   redis_url: h.redisUrl(),
-  redis_prefix: 'iabenchscim',
+  redis_prefix: process.env.BENCH_SCIM_DB ? `ia${process.env.BENCH_SCIM_DB.replace(/[^a-z0-9]/gi, '')}` : 'iabenchscim',
 };
 const say = h.sayer('bench:scim');
 const env = (extra = {}) =>
@@ -305,7 +307,7 @@ async function compare(distA, distB) {
       welcome_mails_received: smtp.received(),
       welcome_mails_after_provisioning: mailDrain,
     };
-    process.stdout.write(`\n${writeReport('scim-compare', report)}\n`);
+    process.stdout.write(`\n${writeReport(process.env.BENCH_SCIM_REPORT || 'scim-compare', report)}\n`);
   } finally {
     await h.stopAll();
     await smtp.close();

@@ -7,6 +7,7 @@
 // sent, and reads the CPU every process used (/proc). It compiles the sources into
 // .data/bench/webhooks-dist first. Earlier builds (BENCH_BASELINE_DIST, BENCH_BUILDS) run beside
 // them in the same run, the order rotated each round; each round measures the bare loop first.
+// Its pieces (a bench site, one worker's run) are what compare-builds.js --webhooks runs too.
 //   node bench/webhooks.bench.js
 'use strict';
 const { createHmac, randomBytes } = require('node:crypto');
@@ -56,8 +57,40 @@ const sign = (t, body) => `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}
 const env = (extra = {}) =>
   h.appEnv({ ...SETTINGS, node_env: SETTINGS.worker_node_env, log_level: SETTINGS.worker_log_level }, { dataDir: work }, { BENCH_DIST: distDir, ...extra });
 
+/**
+ * Where one build's workers deliver: a database of its own (`databaseUrl`, recreated and migrated by
+ * `dist`'s admin CLI, so that a build runs on its own schema), a Redis prefix, one organisation with
+ * one connection and one webhook posting to `https://<receiverHost>/bench-worker`. Answers
+ * {databaseUrl, redisPrefix, db (a connected pg Client), organisationId, hookId, applied, env, close()}.
+ */
+async function makeSite({ dist, databaseUrl = SETTINGS.database_url, redisPrefix = SETTINGS.redis_prefix, receiverHost = '127.0.0.1', org }) {
+  fs.mkdirSync(work, { recursive: true });
+  await h.recreateDatabase(databaseUrl);
+  const siteEnv = (extra = {}) => env({ DATABASE_URL: databaseUrl, REDIS_PREFIX: redisPrefix, ...extra });
+  const { applied, organisationId, connectionId } = h.makeTenant((args) => h.admin(args, { dist, env: siteEnv() }), { org, key: false });
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  const [hook] = (
+    await db.query(`INSERT INTO webhooks (organisation_id, connection_id, url, events, secret) VALUES ($1, $2, $3, '{conversation.ended}', $4) RETURNING id`, [
+      organisationId,
+      connectionId,
+      `https://${receiverHost}/bench-worker`,
+      SECRET,
+    ])
+  ).rows;
+  const close = async () => {
+    await db.query(
+      `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', finished_at = now(), next_attempt_at = NULL WHERE webhook_id = $1 AND state IN ('queued', 'waiting')`,
+      [hook.id],
+    );
+    await db.query(`UPDATE webhooks SET deleted_at = now(), secret = '' WHERE id = $1`, [hook.id]);
+    await db.end();
+  };
+  return { databaseUrl, redisPrefix, db, organisationId, hookId: hook.id, applied, env: siteEnv, close };
+}
+
 /** The reference: one undici Agent (keep-alive), `concurrency` loops posting signed bodies of the delivery shape. */
-async function bareLoop(tls, count) {
+async function bareLoop(tls, count, receiverHost = '127.0.0.1') {
   const agent = new Agent({ connect: { ca: fs.readFileSync(tls.TLS_CERT_FILE), rejectUnauthorized: true } });
   let sent = 0;
   let failed = 0;
@@ -72,7 +105,7 @@ async function bareLoop(tls, count) {
         data: { conversation_id: randomBytes(16).toString('hex') },
       });
       const t = Math.floor(Date.now() / 1000);
-      const res = await request('https://127.0.0.1/bench-bare', {
+      const res = await request(`https://${receiverHost}/bench-bare`, {
         method: 'POST',
         dispatcher: agent,
         body,
@@ -127,10 +160,26 @@ async function serverCalls(redis) {
 }
 
 /**
- * One worker (of `build`) from start to stop: warm-up, the throughput phase (timed until the receiver
- * has every delivery; counted until Postgres has every one delivered), then event-to-receipt at each rate.
+ * One worker (of `build`, on `site`) from start to stop: warm-up, the throughput phase (timed until the
+ * receiver has every delivery; counted until Postgres has every one delivered), then event-to-receipt
+ * at each of `rates` (events/s). `receiverHost` is the address the worker may reach (its allow-list);
+ * `deliveries` and `warmup` the events of the throughput phase and of the warm-up; `maxInFlight` the
+ * worker's WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK.
  */
-async function runWorker({ build, round, tls, db, redis, receiver, organisationId, hookId }) {
+async function runWorker({
+  build,
+  site,
+  round,
+  tls,
+  redis,
+  receiver,
+  rates = SETTINGS.rates_per_s,
+  receiverHost = '127.0.0.1',
+  deliveries = SETTINGS.deliveries,
+  warmup = SETTINGS.warmup,
+  maxInFlight = SETTINGS.max_in_flight_per_webhook,
+}) {
+  const { db, organisationId, hookId } = site;
   const countFile = path.join(work, `webhooks-counts-${process.pid}.json`);
   fs.rmSync(countFile, { force: true });
   // What autovacuum would have done since the last run, where the server runs with it off: without it each
@@ -143,15 +192,15 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
   const worker = h.start(
     `worker ${build.name}`,
     [...nodeArgs, '--require', path.join(__dirname, 'webhooks-count.js'), path.join(__dirname, 'app.js'), 'worker'],
-    env({
+    site.env({
       BENCH_DIST: build.dist,
       BENCH_COUNT_FILE: countFile,
       WORKER_HEALTH_PORT: String(healthPort),
-      WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
+      WEBHOOK_ALLOWED_PRIVATE_CIDRS: `${receiverHost}/32`,
       WEBHOOK_CONCURRENCY: String(SETTINGS.worker_concurrency),
       DATABASE_POOL_SIZE: String(SETTINGS.worker_db_pool),
       NODE_EXTRA_CA_CERTS: tls.TLS_CERT_FILE,
-      WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: String(SETTINGS.max_in_flight_per_webhook),
+      WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: String(maxInFlight),
     }),
   );
   const delivered = async () =>
@@ -171,29 +220,37 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
     );
   try {
     await h.waitWorkerReady(worker, healthPort);
-    say(`round ${round}, ${build.name}: ${SETTINGS.warmup} warm-up deliveries (load ${load})…`);
+    say(`round ${round}, ${build.name}: ${warmup} warm-up deliveries (load ${load})…`);
     const d0 = await delivered();
     await receiver.reset();
-    await emit(SETTINGS.warmup);
-    await h.waitReceived(receiver, SETTINGS.warmup, 120_000);
-    await waitDelivered(d0 + SETTINGS.warmup, 60_000);
+    await emit(warmup);
+    await h.waitReceived(receiver, warmup, 120_000);
+    await waitDelivered(d0 + warmup, 60_000);
 
-    say(`round ${round}, ${build.name}: ${SETTINGS.deliveries} events at once…`);
+    say(`round ${round}, ${build.name}: ${deliveries} events at once…`);
     await receiver.reset();
     const countsBefore = await readCounts(worker, countFile);
     const serverBefore = await serverCalls(redis);
     const cpuParts = { worker: worker.pid, receiver: receiver.proc.pid, bench: 'self' };
     const cpuBefore = h.machineCpu(cpuParts);
+    const ownBefore = h.machineCpu(cpuParts, { postgresPids: await backends(db), redis: false });
     const started = performance.now();
-    await emit(SETTINGS.deliveries);
-    const got = await h.waitReceived(receiver, SETTINGS.deliveries, 600_000);
+    await emit(deliveries);
+    const got = await h.waitReceived(receiver, deliveries, 600_000);
     const seconds = (performance.now() - started) / 1000;
-    await waitDelivered(d0 + SETTINGS.warmup + SETTINGS.deliveries, 120_000);
+    await waitDelivered(d0 + warmup + deliveries, 120_000);
     // The machine's CPU from the events' insert to the last attempt recorded, by process (the bench's part: the insert, and polling the receiver and Postgres).
-    const machineCpuMs = h.cpuPerItem(cpuBefore, h.machineCpu(cpuParts), SETTINGS.deliveries, (performance.now() - started) / 1000);
+    const machineCpuMs = h.cpuPerItem(cpuBefore, h.machineCpu(cpuParts), deliveries, (performance.now() - started) / 1000);
+    // The same without the work of others on the shared servers: only this database's backends, no Redis.
+    const ownCpuMs = h.cpuPerItem(
+      ownBefore,
+      h.machineCpu(cpuParts, { postgresPids: await backends(db), redis: false }),
+      deliveries,
+      (performance.now() - started) / 1000,
+    );
     const countsAfter = await readCounts(worker, countFile);
     const serverAfter = await serverCalls(redis);
-    const n = SETTINGS.deliveries;
+    const n = deliveries;
     const throughput = { deliveries: n, seconds: round2(seconds), per_second: Math.round(n / seconds), unique_ids: got.unique };
     const counts = {
       sql_statements: perDelivery(countsBefore.pg, countsAfter.pg, n),
@@ -207,7 +264,7 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
     );
 
     const latency = [];
-    for (const rate of SETTINGS.rates_per_s) {
+    for (const rate of rates) {
       const events = rate * SETTINGS.rate_seconds;
       await sleep(1000);
       await receiver.reset();
@@ -236,13 +293,38 @@ async function runWorker({ build, round, tls, db, redis, receiver, organisationI
       throughput,
       counts,
       machine_cpu_ms: machineCpuMs,
+      own_cpu_ms: ownCpuMs,
       latency,
-      emitted: SETTINGS.warmup + n + latency.reduce((a, l) => a + l.events, 0),
+      emitted: warmup + n + latency.reduce((a, l) => a + l.events, 0),
     };
   } finally {
     await h.stop(worker, 30_000); // the worker drains for up to 25 s
     fs.rmSync(countFile, { force: true });
   }
+}
+
+/** The pids (as strings) of the Postgres backends connected to `db`'s database now. */
+const backends = async (db) => new Set((await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows.map((r) => String(r.pid)));
+
+/** Says when the server runs without autovacuum (each worker run then vacuums the tables it writes first). */
+async function sayAutovacuum(db) {
+  const autovacuum = (await db.query(`SHOW autovacuum`)).rows[0].autovacuum;
+  if (autovacuum !== 'on') say(`the server's autovacuum is ${autovacuum}: the bench vacuums its tables before each worker run instead`);
+}
+
+/** What `site`'s log holds for its webhook (deliveries delivered, attempts), with a warning unless each of `expected` events has one of each. */
+async function logged(site, expected) {
+  const [counts] = (
+    await site.db.query(
+      `SELECT count(*) FILTER (WHERE d.state = 'delivered')::int AS delivered,
+              (SELECT count(*)::int FROM webhook_delivery_attempts a JOIN webhook_deliveries x ON x.id = a.delivery_id WHERE x.webhook_id = $1) AS attempts
+         FROM webhook_deliveries d WHERE d.webhook_id = $1`,
+      [site.hookId],
+    )
+  ).rows;
+  if (counts.delivered !== expected || counts.attempts !== expected)
+    say(`warning: ${counts.delivered} delivered and ${counts.attempts} attempts for ${expected} events`);
+  return counts;
 }
 
 /** Each build's median and range over its rounds; counts from its median-throughput round. */
@@ -297,22 +379,12 @@ async function main() {
   const tls = await h.ensureCert(work);
 
   // A database of its own, new each run: the rounds then measure the build, not what earlier runs left.
-  await h.recreateDatabase(SETTINGS.database_url);
-  const admin = (args) => h.admin(args, { dist: distDir, env: env() });
-  const { applied, organisationId, connectionId } = h.makeTenant(admin, { org: `webhook bench ${new Date().toISOString()}`, key: false });
-  say(`migrated ${SETTINGS.database_url}${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
-  const db = new Client({ connectionString: SETTINGS.database_url });
-  await db.connect();
-  const autovacuum = (await db.query(`SHOW autovacuum`)).rows[0].autovacuum;
-  if (autovacuum !== 'on') say(`the server's autovacuum is ${autovacuum}: the bench vacuums its tables before each worker run instead`);
+  const site = await makeSite({ dist: distDir, org: `webhook bench ${new Date().toISOString()}` });
+  const { db } = site;
+  say(`migrated ${SETTINGS.database_url}${site.applied.length ? ` (applied ${site.applied.join(', ')})` : ''}`);
+  await sayAutovacuum(db);
   const Redis = require('ioredis');
   const redis = new Redis(SETTINGS.redis_url, { lazyConnect: false, maxRetriesPerRequest: 1 });
-  const [hook] = (
-    await db.query(
-      `INSERT INTO webhooks (organisation_id, connection_id, url, events, secret) VALUES ($1, $2, 'https://127.0.0.1/bench-worker', '{conversation.ended}', $3) RETURNING id`,
-      [organisationId, connectionId, SECRET],
-    )
-  ).rows;
 
   const receiver = await h.startReceiver(tls);
   const runs = [];
@@ -327,7 +399,7 @@ async function main() {
       bare.machine_cpu_ms = h.cpuPerItem(cpuBefore, h.machineCpu(parts), SETTINGS.deliveries, bare.seconds);
       say(`round ${round}: bare undici loop ${bare.per_second}/s; machine CPU ${bare.machine_cpu_ms.total} ms per POST`);
       for (const build of h.rotated(builds, round - 1)) {
-        const run = await runWorker({ build, round, tls, db, redis, receiver, organisationId, hookId: hook.id });
+        const run = await runWorker({ build, site, round, tls, redis, receiver });
         runs.push({
           ...run,
           bare_per_second: bare.per_second,
@@ -340,16 +412,7 @@ async function main() {
 
     await sleep(1000);
     const expected = runs.reduce((a, x) => a + x.emitted, 0);
-    const [counts] = (
-      await db.query(
-        `SELECT count(*) FILTER (WHERE d.state = 'delivered')::int AS delivered,
-                (SELECT count(*)::int FROM webhook_delivery_attempts a JOIN webhook_deliveries x ON x.id = a.delivery_id WHERE x.webhook_id = $1) AS attempts
-           FROM webhook_deliveries d WHERE d.webhook_id = $1`,
-        [hook.id],
-      )
-    ).rows;
-    if (counts.delivered !== expected || counts.attempts !== expected)
-      say(`warning: ${counts.delivered} delivered and ${counts.attempts} attempts for ${expected} events`);
+    const counts = await logged(site, expected);
     const summary = summarise(runs, builds);
     const report = {
       date: new Date().toISOString(),
@@ -365,14 +428,11 @@ async function main() {
     process.stdout.write(`\n${writeReport('webhooks', report)}\n`);
   } finally {
     await h.stop(receiver.proc);
-    await db.query(
-      `UPDATE webhook_deliveries SET state = 'given_up', give_up_reason = 'webhook_removed', finished_at = now(), next_attempt_at = NULL WHERE webhook_id = $1 AND state IN ('queued', 'waiting')`,
-      [hook.id],
-    );
-    await db.query(`UPDATE webhooks SET deleted_at = now(), secret = '' WHERE id = $1`, [hook.id]);
-    await db.end();
+    await site.close();
     redis.disconnect();
   }
 }
 
-h.runMain(main, { tag: 'bench', giveUpMinutes: null, exit: true });
+module.exports = { SETTINGS, bareLoop, logged, makeSite, runWorker, sayAutovacuum, work };
+
+if (require.main === module) h.runMain(main, { tag: 'bench', giveUpMinutes: null, exit: true });

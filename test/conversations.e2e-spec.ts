@@ -57,6 +57,7 @@ describe('Conversations', () => {
       started_at: expect.stringMatching(/Z$/),
       ended_at: null,
       created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
     });
     await ingest.end(c.id);
     const ended = await get(t, `/v1/conversations/${c.id}`);

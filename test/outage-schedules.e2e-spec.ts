@@ -17,7 +17,13 @@ const BACK_WITHIN_MS = 30_000;
 
 /** Every repeatable job the worker must keep, by queue (written out here, not read from the code under test). */
 const EXPECTED: Record<string, string[]> = {
-  [QUEUES.maintenance]: [MAINTENANCE_JOBS.sweepIdempotencyKeys, MAINTENANCE_JOBS.sweepDeliveries, MAINTENANCE_JOBS.switchOffFailingWebhooks].sort(),
+  [QUEUES.maintenance]: [
+    MAINTENANCE_JOBS.sweepIdempotencyKeys,
+    MAINTENANCE_JOBS.sweepDeliveries,
+    MAINTENANCE_JOBS.switchOffFailingWebhooks,
+    MAINTENANCE_JOBS.sweepProvisioningEvents,
+    MAINTENANCE_JOBS.warnScimRefusals,
+  ].sort(),
   [QUEUES.translations]: [TRANSLATION_JOBS.requeueStale],
 };
 

@@ -174,6 +174,7 @@ describe('People and invitations', () => {
           status: 'pending',
           created_at: expect.stringMatching(/Z$/),
           expires_at: expect.stringMatching(/Z$/),
+          updated_at: expect.stringMatching(/Z$/),
         },
       });
       expect(Date.parse(inv.expires_at) - Date.parse(inv.created_at)).toBe(api.config.invitationTtlDays * 86_400_000);

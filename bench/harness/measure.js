@@ -83,9 +83,11 @@ const cpuSince = (before, after) => [...after].reduce((sum, [pid, ms]) => sum + 
  * process of theirs (`postgres` backends and helpers, `redis-server`). Call it before and after the
  * phase and hand both to cpuPerItem, which counts each server process by what it used between the two
  * (all of it for one started in between). A server process that exits in between (a pooled connection
- * closed as idle) is left out: what it used in the phase is lost.
+ * closed as idle) is left out: what it used in the phase is lost. On a machine whose servers others use
+ * too, `postgresPids` (pids as strings: the backends of the bench's database) limits Postgres to those
+ * processes, and `redis: false` leaves the Redis server out.
  */
-function machineCpu(parts) {
+function machineCpu(parts, { postgresPids, redis = true } = {}) {
   const servers = {};
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -97,7 +99,7 @@ function machineCpu(parts) {
     }
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const part = name === 'postgres' ? 'postgres' : name === 'redis-server' ? 'redis' : null;
-    if (!part) continue;
+    if (!part || (part === 'postgres' && postgresPids && !postgresPids.has(entry)) || (part === 'redis' && !redis)) continue;
     servers[entry] = { part, ms: statCpuMs(stat) };
   }
   const own = {};
@@ -112,7 +114,8 @@ function machineCpu(parts) {
 
 /** What the machine used between two machineCpu readings, in ms per item (n items in the phase), by part and in all; and the cores it kept busy over `seconds`. */
 function cpuPerItem(before, after, n, seconds) {
-  const ms = { postgres: 0, redis: 0 };
+  const ms = { postgres: 0 };
+  if (Object.values(after.servers).some((x) => x.part === 'redis')) ms.redis = 0;
   for (const [pid, { part, ms: used }] of Object.entries(after.servers)) {
     const earlier = before.servers[pid];
     // Less than before: the pid was reused by a process started in between.

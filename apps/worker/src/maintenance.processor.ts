@@ -3,6 +3,7 @@ import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/commo
 import { IdempotencyStore } from '@web/idempotency';
 import { MAINTENANCE_JOBS, QUEUES, superviseWorker } from '@kernel/queue';
 import { Job, UnrecoverableError } from 'bullmq';
+import { ScimMaintenanceJobs } from '@features/scim/worker';
 import { WebhookMaintenanceJobs } from '@features/webhooks/worker';
 
 /** Rows deleted per statement: short transactions, no long lock on the table. */
@@ -14,6 +15,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
   constructor(
     private readonly idempotency: IdempotencyStore,
     private readonly webhookJobs: WebhookMaintenanceJobs,
+    private readonly scimJobs: ScimMaintenanceJobs,
   ) {
     super();
   }
@@ -28,6 +30,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
         return this.sweepIdempotencyKeys();
       default:
         if (this.webhookJobs.handles(job.name)) return this.webhookJobs.run(job.name, () => Boolean(this.worker.closing));
+        if (this.scimJobs.handles(job.name)) return this.scimJobs.run(job.name, () => Boolean(this.worker.closing));
         throw new UnrecoverableError(`unknown maintenance job "${job.name}"`);
     }
   }

@@ -9,6 +9,7 @@ import { TelemetryModule } from '@kernel/telemetry';
 import { IdempotencyStoreModule } from '@web/idempotency';
 import { DocumentsWorkerModule } from '@features/documents/worker';
 import { ENTITIES } from '@features/entities';
+import { ScimWorkerModule } from '@features/scim/worker';
 import { WebhooksWorkerModule } from '@features/webhooks/worker';
 import { HealthServer } from './health/health-server';
 import { MaintenanceProcessor } from './maintenance.processor';
@@ -17,7 +18,8 @@ import { ScheduleKeeper } from './schedule-keeper';
 
 /**
  * The worker's composition root (no routes): webhook delivery and the documents pipeline from
- * their features, the maintenance queue (expired idempotency keys, the 90-day delivery log), the
+ * their features, the maintenance queue (expired idempotency keys, the 90-day delivery and
+ * provisioning logs, the SCIM refusal warning), the
  * schedules, health and metrics.
  */
 @Module({})
@@ -38,6 +40,7 @@ export class WorkerModule {
         CoreModule,
         QueuesModule,
         WebhooksWorkerModule,
+        ScimWorkerModule,
         DocumentsWorkerModule.forRoot(),
         // The store only (its hourly sweep): the interceptor is the api's.
         IdempotencyStoreModule,

@@ -31,4 +31,8 @@ export class ConversationEntity {
 
   @Column({ name: 'created_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
   createdAt: Date;
+
+  /** Set by the database at every change it shows (a trigger): see docs/partners/sync.md. */
+  @Column({ name: 'updated_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
+  updatedAt: Date;
 }

@@ -44,4 +44,8 @@ export class InvitationEntity {
 
   @Column({ name: 'answered_at', type: 'timestamptz', precision: 3, nullable: true })
   answeredAt: Date | null;
+
+  /** Set by the database at every change it shows (a trigger): see docs/partners/sync.md. */
+  @Column({ name: 'updated_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
+  updatedAt: Date;
 }

@@ -94,7 +94,9 @@ export class InvitationsService {
       .getRepository(InvitationEntity)
       .createQueryBuilder('i')
       .where(`i.organisation_id = :organisationId AND i.status = 'pending'`, { organisationId });
-    return paginate(qb, page, this.cursors);
+    // Passing expires_at is a change: a walk by updated_since takes it at the walk's horizon.
+    const changedAt = `GREATEST(i.updated_at, CASE WHEN i.expires_at <= CAST(:syncBefore AS timestamptz) THEN i.expires_at END)`;
+    return paginate(qb, page, this.cursors, { changedAt });
   }
 
   async withdraw(organisationId: string, id: string): Promise<void> {

@@ -3,6 +3,7 @@
  * groups over the people and groups features, the /scim/v2 edge and its error dialect. The only
  * door to this feature from outside it.
  */
+export * from './model/provisioning-event';
 export * from './model/scim-caller';
 export * from './model/scim-discovery';
 export * from './model/scim-error';
@@ -20,3 +21,4 @@ export * from './scim-users.repository';
 export * from './scim-users.service';
 export * from './scim-walks';
 export * from './scim.module';
+export * from './provisioning-log.service';

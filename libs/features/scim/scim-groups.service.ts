@@ -13,11 +13,24 @@ import { ScimMembership } from './scim-membership';
 import { ScimWalks } from './scim-walks';
 import { applyScimPatch, ScimJson, readScimResource } from './model/scim-patch';
 import { GROUP_RESOURCE } from './model/scim-schemas';
+import { attributeChanges, memberChanges, ProvisioningChanges } from './model/provisioning-event';
+import { ProvisioningLogService } from './provisioning-log.service';
 
 const nameTaken = (name: string) =>
   uniqueness(`displayName: "${name}" is already the name of a group in this organisation (names are compared ignoring case).`);
 const hasKey = (body: unknown, key: string) =>
   body !== null && typeof body === 'object' && Object.keys(body).some((k) => k.toLowerCase() === key.toLowerCase());
+
+/**
+ * What a group write changed: its name and externalId (old → new), and the members the client
+ * added and removed (`before`: undefined when the write left the members alone).
+ */
+function groupChanges(row: ScimGroupRow | null, next: GroupFields, before: string[] | undefined, after: string[] = next.members): ProvisioningChanges {
+  const is = { displayName: next.displayName, ...(next.externalId !== null ? { externalId: next.externalId } : {}) };
+  const changes: ProvisioningChanges = attributeChanges(row ? groupState(row) : null, is);
+  if (before !== undefined) changes.members = memberChanges(before, after);
+  return changes;
+}
 
 /**
  * SCIM Groups: the organisation's groups. Created through SCIM a group holds no permissions
@@ -36,6 +49,7 @@ export class ScimGroupsService {
     private readonly membership: ScimMembership,
     private readonly managers: PeopleManagersService,
     private readonly config: AppConfig,
+    private readonly log: ProvisioningLogService,
   ) {}
 
   async list(caller: ScimCaller, filter: string | undefined, page: ScimPage, withMembers: boolean): Promise<ScimList<ScimJson>> {
@@ -65,57 +79,85 @@ export class ScimGroupsService {
   async create(caller: ScimCaller, body: unknown): Promise<ScimJson> {
     const next = groupFields(readScimResource(body, GROUP_RESOURCE));
     const org = caller.organisationId;
-    return this.tx.run(async (m) => {
-      if (await this.repo.nameTaken(m, org, next.displayName, null)) throw nameTaken(next.displayName);
-      if (next.externalId !== null && (await this.repo.externalIdTaken(m, org, next.externalId, null))) throw this.externalIdTaken(next.externalId);
-      const group = await this.groups.create(org, { name: next.displayName, permissions: [] }).catch(this.translateName(next.displayName));
-      await this.setExternalId(m, org, group.id, next.externalId);
-      await this.membership.set(caller, group.id, [], next.members);
-      return this.read(m, caller, group.id, true);
-    });
+    return this.log.written((record) =>
+      this.tx.run(async (m) => {
+        if (await this.repo.nameTaken(m, org, next.displayName, null)) throw nameTaken(next.displayName);
+        if (next.externalId !== null && (await this.repo.externalIdTaken(m, org, next.externalId, null))) throw this.externalIdTaken(next.externalId);
+        const group = await this.groups.create(org, { name: next.displayName, permissions: [] }).catch(this.translateName(next.displayName));
+        await this.setExternalId(m, org, group.id, next.externalId);
+        await this.membership.set(caller, group.id, [], next.members);
+        const changes = groupChanges(null, next, [], next.members);
+        await record(m, caller, { operation: 'create', resourceType: 'Group', resourceId: String(group.id), status: 201, changes });
+        return this.read(m, caller, group.id, true);
+      }),
+    );
   }
 
   /** PUT: name and externalId replaced; members replaced when the body names them, kept otherwise. */
   async replace(caller: ScimCaller, id: string, body: unknown): Promise<ScimJson> {
     const next = groupFields(readScimResource(body, GROUP_RESOURCE));
-    return this.managers.preserving(caller.organisationId, async (m) => {
-      const row = await this.load(m, caller.organisationId, id);
-      const before = hasKey(body, 'members') ? await this.claimed(m, row, await this.repo.members(m, row.organisation_id, [row.id])) : undefined;
-      await this.save(m, caller, row, before, next);
-      return this.read(m, caller, id, true);
-    });
+    return this.log.written((record) =>
+      this.managers.preserving(caller.organisationId, async (m) => {
+        const row = await this.load(m, caller.organisationId, id);
+        const before = hasKey(body, 'members') ? await this.claimed(m, row, await this.repo.members(m, row.organisation_id, [row.id])) : undefined;
+        await this.save(m, caller, row, before, next);
+        await record(m, caller, {
+          operation: 'replace',
+          resourceType: 'Group',
+          resourceId: String(row.id),
+          status: 200,
+          changes: groupChanges(row, next, before),
+        });
+        return this.read(m, caller, id, true);
+      }),
+    );
   }
 
   async patch(caller: ScimCaller, id: string, body: unknown): Promise<ScimJson> {
-    return this.managers.preserving(caller.organisationId, async (m) => {
-      const row = await this.load(m, caller.organisationId, id);
-      const members = await this.repo.members(m, caller.organisationId, [row.id]);
-      const before = await this.claimed(m, row, members);
-      const next = groupFields(
-        applyScimPatch(
-          groupState(
-            row,
-            before.map((user_id) => ({ group_id: row.id, user_id, display: '' })),
+    return this.log.written((record) =>
+      this.managers.preserving(caller.organisationId, async (m) => {
+        const row = await this.load(m, caller.organisationId, id);
+        const members = await this.repo.members(m, caller.organisationId, [row.id]);
+        const before = await this.claimed(m, row, members);
+        const next = groupFields(
+          applyScimPatch(
+            groupState(
+              row,
+              before.map((user_id) => ({ group_id: row.id, user_id, display: '' })),
+            ),
+            body,
+            GROUP_RESOURCE,
           ),
-          body,
-          GROUP_RESOURCE,
-        ),
-      );
-      await this.save(m, caller, row, before, next);
-      return this.read(m, caller, id, true);
-    });
+        );
+        await this.save(m, caller, row, before, next);
+        await record(m, caller, {
+          operation: 'update',
+          resourceType: 'Group',
+          resourceId: String(row.id),
+          status: 200,
+          changes: groupChanges(row, next, before),
+        });
+        return this.read(m, caller, id, true);
+      }),
+    );
   }
 
   /**
    * 409 group_holds_cases or last_people_manager as over REST; members keep their accounts, and go
    * to a group whose claim on them was waiting (see ScimMembership), if any.
    */
-  async remove(organisationId: string, id: string): Promise<void> {
-    await this.managers.preserving(organisationId, async (m) => {
-      const members = (await this.repo.members(m, organisationId, [id])).map((x) => x.user_id);
-      await this.groups.delete(organisationId, id);
-      await this.membership.rehome(m, organisationId, members);
-    });
+  async remove(caller: ScimCaller, id: string): Promise<void> {
+    const organisationId = caller.organisationId;
+    await this.log.written((record) =>
+      this.managers.preserving(organisationId, async (m) => {
+        const row = await this.repo.get(m, organisationId, id);
+        const members = (await this.repo.members(m, organisationId, [id])).map((x) => x.user_id);
+        await this.groups.delete(organisationId, id);
+        await this.membership.rehome(m, organisationId, members);
+        const changes: ProvisioningChanges = { ...attributeChanges(row ? groupState(row) : null, null), members: memberChanges(members, []) };
+        await record(m, caller, { operation: 'delete', resourceType: 'Group', resourceId: id, status: 204, changes });
+      }),
+    );
   }
 
   private async save(m: EntityManager, caller: ScimCaller, row: ScimGroupRow, before: string[] | undefined, next: GroupFields): Promise<void> {

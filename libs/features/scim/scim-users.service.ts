@@ -23,6 +23,8 @@ import {
   userState,
 } from './model/scim-user-model';
 import { ScimUsersRepository } from './scim-users.repository';
+import { attributeChanges } from './model/provisioning-event';
+import { ProvisioningLogService, WriteRecorder } from './provisioning-log.service';
 import { ScimWalks } from './scim-walks';
 
 /**
@@ -43,6 +45,7 @@ export class ScimUsersService {
     private readonly people: PeopleService,
     private readonly invitations: InvitationsService,
     private readonly config: AppConfig,
+    private readonly log: ProvisioningLogService,
   ) {}
 
   async list(caller: ScimCaller, filter: string | undefined, page: ScimPage): Promise<ScimList<ScimJson>> {
@@ -66,39 +69,47 @@ export class ScimUsersService {
   async create(caller: ScimCaller, body: unknown): Promise<ScimJson> {
     const next = userFields(readScimResource(body, USER_RESOURCE));
     const org = caller.organisationId;
-    return this.tx.run(async (m) => {
-      // Until commit, no other add of this address (SCIM or REST) runs between the check and the write.
-      await lockAddress(m, org, next.userName);
-      // Whether the address or the externalId is a live user's; if neither, a row left from a person
-      // removed through REST is dropped (a POST makes a new user, with a new id) and a removed
-      // user's externalId is freed.
-      const taken = await this.repo.checkCreate(m, org, next.userName, next.externalId);
-      if (taken.addressTaken) throw uniqueness(`userName: ${next.userName} is already a User of this organisation.`);
-      if (taken.externalIdTaken) throw uniqueness(`externalId: "${next.externalId}" is already used by another User of this organisation.`);
-      await this.assertManager(m, org, next.managerId, null);
-      const outcome = await this.adder
-        .addLocked(m, org, { email: next.userName, name: platformName(next) ?? undefined, jobTitle: next.title }, 'scim', caller.connectionId)
-        .catch((err: unknown) => {
-          throw err instanceof DomainError && err.code === 'in_another_organisation' ? uniqueness(`userName: ${err.message}`) : err;
+    return this.log.written((record) =>
+      this.tx.run(async (m) => {
+        // Until commit, no other add of this address (SCIM or REST) runs between the check and the write.
+        await lockAddress(m, org, next.userName);
+        // Whether the address or the externalId is a live user's; if neither, a row left from a person
+        // removed through REST is dropped (a POST makes a new user, with a new id) and a removed
+        // user's externalId is freed.
+        const taken = await this.repo.checkCreate(m, org, next.userName, next.externalId);
+        if (taken.addressTaken) throw uniqueness(`userName: ${next.userName} is already a User of this organisation.`);
+        if (taken.externalIdTaken) throw uniqueness(`externalId: "${next.externalId}" is already used by another User of this organisation.`);
+        await this.assertManager(m, org, next.managerId, null);
+        const outcome = await this.adder
+          .addLocked(m, org, { email: next.userName, name: platformName(next) ?? undefined, jobTitle: next.title }, 'scim', caller.connectionId)
+          .catch((err: unknown) => {
+            throw err instanceof DomainError && err.code === 'in_another_organisation' ? uniqueness(`userName: ${err.message}`) : err;
+          });
+        if (outcome.outcome === 'existing') throw uniqueness(`userName: ${next.userName} is already a User of this organisation.`);
+        const id = await this.repo.saveAttributesOf(m, org, next.userName, next, platformName(next)).catch((err: unknown) => {
+          throw pgCode(err) === PG_UNIQUE_VIOLATION
+            ? uniqueness(`externalId: "${next.externalId}" is already used by another User of this organisation.`)
+            : err;
         });
-      if (outcome.outcome === 'existing') throw uniqueness(`userName: ${next.userName} is already a User of this organisation.`);
-      const id = await this.repo.saveAttributesOf(m, org, next.userName, next, platformName(next)).catch((err: unknown) => {
-        throw pgCode(err) === PG_UNIQUE_VIOLATION ? uniqueness(`externalId: "${next.externalId}" is already used by another User of this organisation.`) : err;
-      });
-      if (!id) throw new Error('scim: the person or invitation has no scim_users row; is the Scim migration applied?');
-      if (next.active === false) await this.setActive(m, caller, await this.load(m, org, id, true), next);
-      return this.present(caller, await this.load(m, org, id));
-    });
+        if (!id) throw new Error('scim: the person or invitation has no scim_users row; is the Scim migration applied?');
+        if (next.active === false) await this.setActive(m, caller, await this.load(m, org, id, true), next);
+        const after = await this.load(m, org, id);
+        await record(m, caller, { operation: 'create', resourceType: 'User', resourceId: id, status: 201, changes: attributeChanges(null, userState(after)) });
+        return this.present(caller, after);
+      }),
+    );
   }
 
   /** PUT: the attributes given replace the user's; those left out are cleared (but `active`, kept). */
   async replace(caller: ScimCaller, id: string, body: unknown): Promise<ScimJson> {
     const next = userFields(readScimResource(body, USER_RESOURCE));
-    return this.tx.run(async (m) => {
-      const row = await this.load(m, caller.organisationId, id, true);
-      await this.save(m, caller, row, next);
-      return this.present(caller, await this.load(m, caller.organisationId, id));
-    });
+    return this.log.written((record) =>
+      this.tx.run(async (m) => {
+        const row = await this.load(m, caller.organisationId, id, true);
+        await this.save(m, caller, row, next);
+        return this.recorded(m, caller, record, 'replace', row);
+      }),
+    );
   }
 
   /**
@@ -106,22 +117,47 @@ export class ScimUsersService {
    * PATCH that removes it (`remove`, or null) leaves the user not active: deactivated, as false does.
    */
   async patch(caller: ScimCaller, id: string, body: unknown): Promise<ScimJson> {
-    return this.tx.run(async (m) => {
-      const row = await this.load(m, caller.organisationId, id, true);
-      const next = userFields({ active: false, ...applyScimPatch(userState(row), body, USER_RESOURCE) });
-      await this.save(m, caller, row, next);
-      return this.present(caller, await this.load(m, caller.organisationId, id));
+    return this.log.written((record) =>
+      this.tx.run(async (m) => {
+        const row = await this.load(m, caller.organisationId, id, true);
+        const next = userFields({ active: false, ...applyScimPatch(userState(row), body, USER_RESOURCE) });
+        await this.save(m, caller, row, next);
+        return this.recorded(m, caller, record, 'update', row);
+      }),
+    );
+  }
+
+  /** The user after a write, recorded with what changed, and answered. */
+  private async recorded(m: EntityManager, caller: ScimCaller, record: WriteRecorder, operation: 'replace' | 'update', before: ScimUserRow): Promise<ScimJson> {
+    const after = await this.load(m, caller.organisationId, before.id);
+    await record(m, caller, {
+      operation,
+      resourceType: 'User',
+      resourceId: String(before.id),
+      status: 200,
+      changes: attributeChanges(userState(before), userState(after)),
     });
+    return this.present(caller, after);
   }
 
   /** Removes the member from the organisation (the account remains) or withdraws the invitation; the SCIM id is forgotten. */
-  async remove(organisationId: string, id: string): Promise<void> {
-    await this.tx.run(async (m) => {
-      const row = await this.load(m, organisationId, id, true);
-      if (isMember(row)) await this.people.remove(organisationId, row.person_id as string);
-      else if (row.inv_status === 'pending') await this.invitations.withdraw(organisationId, row.inv_id as string);
-      await this.repo.delete(m, row.id);
-    });
+  async remove(caller: ScimCaller, id: string): Promise<void> {
+    const organisationId = caller.organisationId;
+    await this.log.written((record) =>
+      this.tx.run(async (m) => {
+        const row = await this.load(m, organisationId, id, true);
+        if (isMember(row)) await this.people.remove(organisationId, row.person_id as string);
+        else if (row.inv_status === 'pending') await this.invitations.withdraw(organisationId, row.inv_id as string);
+        await this.repo.delete(m, row.id);
+        await record(m, caller, {
+          operation: 'delete',
+          resourceType: 'User',
+          resourceId: String(row.id),
+          status: 204,
+          changes: attributeChanges(userState(row), null),
+        });
+      }),
+    );
   }
 
   private async save(m: EntityManager, caller: ScimCaller, row: ScimUserRow, next: UserFields): Promise<void> {

@@ -31,6 +31,16 @@ describe('cursor', () => {
     expect(c.length).toBeLessThanOrEqual(200);
   });
 
+  it('round-trips the updated_since window of a walk, and still fits 200 characters with the longest id', () => {
+    const at = new Date('9999-12-31T23:59:59.999Z');
+    const p = { createdAt: at, id: 'f'.repeat(32), window: { since: new Date('0001-01-01T00:00:00.000Z'), before: at } };
+    const c = encodeCursor(p, KEY);
+    expect(c.length).toBeLessThanOrEqual(200);
+    expect(decodeCursor(c, KEY)).toEqual(p);
+    // A cursor of a walk without updated_since carries no window.
+    expect(decodeCursor(encodeCursor({ createdAt: at, id: '1' }, KEY), KEY)).not.toHaveProperty('window');
+  });
+
   it.each([
     ['garbage', '!!!'],
     ['not base64 JSON', 'abc'],
@@ -69,6 +79,10 @@ describe('cursor', () => {
     ['a payload that is not JSON', 'not json'],
     ['an object instead of the pair', '{"at":"2026-01-01T00:00:00.000Z","id":"1"}'],
     ['a pair with a third element', '["2026-01-01T00:00:00.000Z","1","x"]'],
+    ['a window that is not two times', '["2026-01-01T00:00:00.000Z","1","x","2026-01-01T00:00:00.000Z"]'],
+    ['a window time without milliseconds', '["2026-01-01T00:00:00.000Z","1","2026-01-01T00:00:00Z","2026-01-01T00:00:00.000Z"]'],
+    ['a window time Postgres cannot take', '["2026-01-01T00:00:00.000Z","1","2026-01-01T00:00:00.000Z","+010000-01-01T00:00:00.000Z"]'],
+    ['five elements', '["2026-01-01T00:00:00.000Z","1","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","x"]'],
     ['a number as the id', '["2026-01-01T00:00:00.000Z",1]'],
     ['an id of 19 digits', '["2026-01-01T00:00:00.000Z","1234567890123456789"]'],
     ['an uppercase hex id', `["2026-01-01T00:00:00.000Z","${'A'.repeat(32)}"]`],

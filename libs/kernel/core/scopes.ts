@@ -27,7 +27,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'documents:write': 'Send documents and text for translation.',
   'groups:read': 'List groups, their permissions and the permission catalogue.',
   'groups:write': 'Create, change and delete groups and their permissions (also over SCIM).',
-  'users:read': 'List and read the organisation’s people.',
+  'users:read': 'List and read the organisation’s people, and its provisioning log (SCIM changes and refusals).',
   'users:write': 'Add, change, disable and remove people (also over SCIM).',
   'webhooks:manage': 'Add, list and remove webhooks and send test deliveries.',
 };

@@ -88,11 +88,12 @@ describe('paginateRows defaults', () => {
 });
 
 /** A stand-in for TypeORM's SelectQueryBuilder that records the calls paginate makes and answers the given rows. */
-function builder(rows: Array<Record<string, unknown>>) {
+function builder(rows: Array<Record<string, unknown>>, horizon = new Date('2026-01-02T00:00:00.000Z')) {
   const calls: Array<[string, ...unknown[]]> = [];
   let limit = Infinity;
   const qb = {
     alias: 't',
+    connection: { query: async (sql: string) => (calls.push(['query', sql]), [{ h: horizon }]) },
     andWhere: (...args: unknown[]) => (calls.push(['andWhere', ...args]), qb),
     orderBy: (...args: unknown[]) => (calls.push(['orderBy', ...args]), qb),
     addOrderBy: (...args: unknown[]) => (calls.push(['addOrderBy', ...args]), qb),
@@ -167,5 +168,58 @@ describe('paginate', () => {
     await expect(paginate(qb, { cursor: hex }, cursors)).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(paginate(qb, { cursor: tampered }, cursors)).rejects.toMatchObject({ code: 'invalid_request' });
     expect(calls).toEqual([]);
+  });
+});
+
+describe('paginate by updated_since', () => {
+  const since = new Date('2026-01-01T00:00:00.000Z');
+  const horizon = new Date('2026-01-02T00:00:00.000Z');
+  const window = [
+    'andWhere',
+    't.updated_at >= CAST(:syncSince AS timestamptz) AND t.updated_at < CAST(:syncBefore AS timestamptz)',
+    {
+      syncSince: since.toISOString(),
+      syncBefore: horizon.toISOString(),
+    },
+  ];
+
+  it('asks the horizon once, before the page, and keeps [since, horizon) in the cursor; the order stays', async () => {
+    const { qb, calls } = builder(entities(3), horizon);
+    const page = await paginate(qb, { limit: 2, updatedSince: since }, cursors);
+    expect(calls).toEqual([['query', 'SELECT sync_horizon() AS h'], window, ['orderBy', 't.created_at', 'DESC'], ['addOrderBy', 't.id', 'DESC'], ['limit', 3]]);
+    expect(page.horizon).toEqual(horizon);
+    expect(await cursors.decode(page.nextCursor!)).toEqual({
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 49)),
+      id: '49',
+      window: { since, before: horizon },
+    });
+  });
+
+  it('continues a walk with the horizon of its cursor, not a new one', async () => {
+    const cursor = await cursors.encode({ createdAt: new Date('2026-01-01T00:00:48.000Z'), id: '48', window: { since, before: horizon } });
+    const { qb, calls } = builder(entities(1), new Date('2030-01-01T00:00:00.000Z'));
+    const page = await paginate(qb, { limit: 2, cursor, updatedSince: new Date(since) }, cursors);
+    expect(calls.map((c) => c[0])).not.toContain('query');
+    expect(calls[1]).toEqual(window);
+    expect(page.horizon).toEqual(horizon);
+  });
+
+  it('reads the change time from the given SQL', async () => {
+    const { qb, calls } = builder([]);
+    await paginate(qb, { updatedSince: since }, cursors, { changedAt: 'GREATEST(t.a, t.b)' });
+    expect(calls[1][1]).toBe('GREATEST(t.a, t.b) >= CAST(:syncSince AS timestamptz) AND GREATEST(t.a, t.b) < CAST(:syncBefore AS timestamptz)');
+  });
+
+  it('refuses a cursor of another updated_since, of none, or of a walk when none is asked, before querying', async () => {
+    const at = new Date('2026-01-01T00:00:48.000Z');
+    const walked = await cursors.encode({ createdAt: at, id: '48', window: { since, before: horizon } });
+    const plain = await cursors.encode({ createdAt: at, id: '48' });
+    const message = expect.stringMatching(/^cursor: was issued for another updated_since/);
+    for (const page of [{ cursor: walked, updatedSince: new Date('2026-01-01T00:00:00.001Z') }, { cursor: walked }, { cursor: plain, updatedSince: since }]) {
+      const { qb, calls } = builder(entities(2));
+      await expect(paginate(qb, page, cursors)).rejects.toMatchObject({ code: 'invalid_request', message });
+      expect(calls.filter((c) => c[0] !== 'andWhere')).toEqual([]);
+    }
+    await expect(paginateRows(manager([]).m, { cursor: walked }, cursors, query)).rejects.toMatchObject({ code: 'invalid_request', message });
   });
 });

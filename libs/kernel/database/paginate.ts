@@ -1,6 +1,33 @@
 import { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { CursorPosition, cursorNotIssued, DEFAULT_PAGE_SIZE, Page, PageRequest } from '@kernel/core';
+import { CursorPosition, cursorNotIssued, cursorOtherQuery, DEFAULT_PAGE_SIZE, Page, PageRequest, SyncWindow } from '@kernel/core';
 import { CursorCodec } from './cursor-codec';
+
+/**
+ * The horizon of a walk by `updated_since` (the SyncHorizon migration's `sync_horizon()`): a time
+ * before which every change that will ever commit has committed, so a page read after it holds
+ * every item whose updated_at is before it. Asked once, by the walk's first page.
+ */
+export async function syncHorizon(run: { query: (sql: string) => Promise<Array<{ h: Date }>> }): Promise<Date> {
+  const [row] = await run.query('SELECT sync_horizon() AS h');
+  return row.h;
+}
+
+/**
+ * The window of this page: none without `updated_since`; the cursor's when it continues a walk (it
+ * must have been issued for the same updated_since); a new one, up to a fresh horizon, on a first page.
+ */
+async function windowOf(page: PageRequest, c: CursorPosition | undefined, horizon: () => Promise<Date>): Promise<SyncWindow | undefined> {
+  const since = page.updatedSince;
+  if (!since) {
+    if (c?.window) throw cursorOtherQuery();
+    return undefined;
+  }
+  if (c) {
+    if (!c.window || c.window.since.getTime() !== since.getTime()) throw cursorOtherQuery();
+    return c.window;
+  }
+  return { since, before: await horizon() };
+}
 
 export interface PaginateOptions<T> {
   /** Timestamp column that orders the list (default created_at). */
@@ -9,6 +36,11 @@ export interface PaginateOptions<T> {
   idType?: 'bigint' | 'bpchar';
   /** The cursor position of a row (default: its createdAt and id). */
   position?: (row: T) => CursorPosition;
+  /**
+   * SQL of the time a row last changed, for `updated_since` (default `<alias>.updated_at`); it may
+   * read the walk's horizon as `:syncBefore`.
+   */
+  changedAt?: string;
 }
 
 /**
@@ -27,12 +59,22 @@ export async function paginate<T extends ObjectLiteral>(
   const position = options.position ?? ((row: T) => ({ createdAt: row.createdAt as Date, id: String(row.id) }));
   const limit = page.limit ?? DEFAULT_PAGE_SIZE;
   // An empty cursor is not one this API issued: refused like any other (the first page omits it).
-  if (page.cursor !== undefined) {
-    const c = await cursors.decode(page.cursor);
+  const c = page.cursor !== undefined ? await cursors.decode(page.cursor) : undefined;
+  if (c) {
     if (idType === 'bigint' && !/^\d+$/.test(c.id)) throw cursorNotIssued();
     qb.andWhere(`(${column}, ${alias}.id) < (CAST(:cursorAt AS timestamptz), CAST(:cursorId AS ${idType}))`, {
       cursorAt: c.createdAt.toISOString(),
       cursorId: c.id,
+    });
+  }
+  // The horizon is read before the page, in a statement of its own: the page's snapshot must be
+  // taken after it (see sync_horizon()).
+  const window = await windowOf(page, c, () => syncHorizon(qb.connection));
+  if (window) {
+    const changed = options.changedAt ?? `${alias}.updated_at`;
+    qb.andWhere(`${changed} >= CAST(:syncSince AS timestamptz) AND ${changed} < CAST(:syncBefore AS timestamptz)`, {
+      syncSince: window.since.toISOString(),
+      syncBefore: window.before.toISOString(),
     });
   }
   const rows = await qb
@@ -42,7 +84,8 @@ export async function paginate<T extends ObjectLiteral>(
     .getMany();
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > limit && last ? await cursors.encode(position(last)) : null };
+  const nextCursor = rows.length > limit && last ? await cursors.encode({ ...position(last), ...(window ? { window } : {}) }) : null;
+  return window ? { items, nextCursor, horizon: window.before } : { items, nextCursor };
 }
 
 export interface RowsQuery<T> {
@@ -63,9 +106,12 @@ export async function paginateRows<T>(manager: EntityManager, page: PageRequest,
   const params = [...q.params];
   let after = '';
   // An empty cursor is not one this API issued: refused like any other (the first page omits it).
+  // These lists take no updated_since: a cursor of a walk by updated_since is another query's.
+  if (page.updatedSince) throw new Error('paginateRows: this list has no updated_since');
   if (page.cursor !== undefined) {
     const c = await cursors.decode(page.cursor);
     if (!q.isId(c.id)) throw cursorNotIssued();
+    if (c.window) throw cursorOtherQuery();
     params.push(c.createdAt.toISOString(), c.id);
     after = ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::${q.idType})`;
   }

@@ -58,6 +58,11 @@ export const METRICS = {
     'SCIM requests, by resource (Users, Groups, discovery), operation (list, get, create, replace, patch, delete) and outcome (success, client_error, server_error).',
     ['resource', 'operation', 'outcome'] as const,
   ),
+  provisioningLogFailures: def(
+    'integrations_provisioning_log_failures_total',
+    'Provisioning log rows not written, by outcome: succeeded (the change was made again without its row), refused (the refusal was answered, not logged).',
+    ['outcome'] as const,
+  ),
   // webhooks (the worker; the api for test calls)
   webhookAttempts: def(
     'integrations_webhook_attempts_total',

@@ -22,6 +22,8 @@ export const MAINTENANCE_JOBS = {
   sweepIdempotencyKeys: 'sweep-idempotency-keys',
   sweepDeliveries: 'sweep-deliveries',
   switchOffFailingWebhooks: 'switch-off-failing-webhooks',
+  sweepProvisioningEvents: 'sweep-provisioning-events',
+  warnScimRefusals: 'warn-scim-refusals',
 } as const;
 
 /** Job names of the translations queue. */

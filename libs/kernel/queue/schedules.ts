@@ -20,6 +20,8 @@ export const SCHEDULES: readonly Schedule[] = [
   { queue: QUEUES.maintenance, job: MAINTENANCE_JOBS.sweepIdempotencyKeys, every: 60 * MINUTE_MS },
   { queue: QUEUES.maintenance, job: MAINTENANCE_JOBS.sweepDeliveries, every: 24 * 60 * MINUTE_MS },
   { queue: QUEUES.maintenance, job: MAINTENANCE_JOBS.switchOffFailingWebhooks, every: 5 * MINUTE_MS },
+  { queue: QUEUES.maintenance, job: MAINTENANCE_JOBS.sweepProvisioningEvents, every: 24 * 60 * MINUTE_MS },
+  { queue: QUEUES.maintenance, job: MAINTENANCE_JOBS.warnScimRefusals, every: 5 * MINUTE_MS },
   { queue: QUEUES.translations, job: TRANSLATION_JOBS.requeueStale, every: MINUTE_MS },
 ];
 

@@ -32,7 +32,12 @@ export function authorizationHeaderCount(req: Pick<Request, 'rawHeaders'>): numb
   return n;
 }
 
-export type AuthenticatedRequest = Request & { principal?: Principal };
+/**
+ * A request past the key check carries its `principal`; one refused for its address or the
+ * organisation's module (the key itself was good) carries `refusedPrincipal`, so an interface can
+ * say whose call it refused (the SCIM provisioning log), and nothing admits it.
+ */
+export type AuthenticatedRequest = Request & { principal?: Principal; refusedPrincipal?: Principal };
 
 /** Why a call was refused, as `integrations_refused_keys_total` counts it. */
 export type RefusalReason =
@@ -121,9 +126,11 @@ export class KeyGate {
     if (!found) return this.refuse(ip, this.unauthorised(BAD_KEY_MESSAGE), 'unknown');
     if (found.revoked) return this.refuse(ip, this.unauthorised(BAD_KEY_MESSAGE), 'revoked');
     if (found.allowlist.length > 0 && !this.allowed(ip, found.allowlist)) {
+      req.refusedPrincipal = found.principal;
       throw this.counted('ip_not_allowed', new DomainError('ip_not_allowed', 'Calls from this address are not allowed by the organisation.'));
     }
     if (!found.moduleOn) {
+      req.refusedPrincipal = found.principal;
       throw this.counted(
         'module_off',
         new DomainError('module_off', 'The integrations module is off for this organisation, or the current integrations data policy is not accepted.'),

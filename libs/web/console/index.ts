@@ -8,3 +8,4 @@ export * from './console.guard';
 export * from './console.module';
 export * from './forms';
 export * from './reveals';
+export * from './since-field';

@@ -1,4 +1,5 @@
 import type { AppConfig } from '@kernel/config';
+import type { Request } from 'express';
 import type { RenderedError } from './error-render';
 
 /**
@@ -32,6 +33,11 @@ export interface ErrorDialect {
   readonly rateLimit?: { policy: Exclude<keyof AppConfig['rateLimits'], 'rest'>; label: string };
   /** The answer to `err`, whose status in the contract's error table is `status`. */
   answer(err: RenderedError, status: number): ErrorAnswer;
+  /**
+   * Told of each answer it gave to a request express saw (not Node's own refusals), once sent:
+   * SCIM logs its refusals. Must not throw, nor keep the answer waiting.
+   */
+  answered?(req: Request, answer: ErrorAnswer, err: RenderedError): void;
 }
 
 const dialects: ErrorDialect[] = [];

@@ -86,3 +86,36 @@ describe('the error table (ErrorCode → status)', () => {
     expect(sent).toEqual({ headers: {} });
   });
 });
+
+describe('a dialect told of its answers', () => {
+  const told: Array<{ url: string; status: number; sentFirst: boolean }> = [];
+  let sentBody: string | undefined;
+  const dialect: ErrorDialect = {
+    owns: (url) => url.startsWith('/told/') || url.startsWith('/throws/'),
+    jsonMediaTypes: [],
+    answer: (err, status) => ({ status, type: 'text/plain', body: err.message }),
+    answered(r, answer) {
+      if ((r.originalUrl ?? '').startsWith('/throws/')) throw new Error('the hook failed');
+      told.push({ url: r.originalUrl, status: answer.status, sentFirst: sentBody === answer.body });
+    },
+  };
+  useErrorDialect(dialect);
+
+  it('is told once the answer is sent, with the request and the answer', () => {
+    const { res, sent } = recorder();
+    const send = res.send.bind(res);
+    res.send = ((b: string) => {
+      sentBody = b;
+      return send(b);
+    }) as Response['send'];
+    renderError(req('/told/x'), res, new DomainError('not_found', 'No such thing.'));
+    expect(sent.status).toBe(404);
+    expect(told).toEqual([{ url: '/told/x', status: 404, sentFirst: true }]);
+  });
+
+  it('a hook that throws leaves the answer as it was sent', () => {
+    const { res, sent } = recorder();
+    expect(() => renderError(req('/throws/x'), res, new DomainError('invalid_request', 'Bad.'))).not.toThrow();
+    expect({ status: sent.status, body: sent.body }).toEqual({ status: 400, body: 'Bad.' });
+  });
+});

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { ErrorCode } from '@kernel/core';
 import type { Request, Response } from 'express';
 import { dialectOf, ProblemKind } from './error-dialect';
@@ -52,6 +53,8 @@ export const rawErrorBody = (url: string | undefined, status: number, code: Erro
   return { type: 'application/json; charset=utf-8', body: JSON.stringify({ error: { code, message } }) };
 };
 
+const logger = new Logger('ErrorDialect');
+
 /**
  * Writes an error: `{error:{code,message}}` with the status of the code, or the answer of the
  * interface that owns the path (see ErrorDialect).
@@ -66,6 +69,11 @@ export function renderError(req: Request, res: Response, err: RenderedError): vo
     const answer = dialect.answer(err, status);
     for (const [k, v] of Object.entries(answer.headers ?? {})) res.setHeader(k, v);
     res.status(answer.status).type(answer.type).send(answer.body);
+    try {
+      dialect.answered?.(req, answer, err);
+    } catch (failure) {
+      logger.error(`an error dialect's answered hook failed: ${(failure as Error).message}`);
+    }
     return;
   }
   res.status(status).json({ error: { code: err.code, message: err.message } });

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { DigitsIdPipe, PageQueryDto, ApiData, ApiErrors, NoBodyPipe, ApiIdParam } from '@web/http';
+import { DigitsIdPipe, SyncPageQueryDto, SYNC_LIST_NOTE, syncPageRequest, ApiData, ApiErrors, NoBodyPipe, ApiIdParam } from '@web/http';
 import { Idempotent } from '@web/idempotency';
 import type { Response } from 'express';
 import { CasesService } from '../cases.service';
@@ -16,10 +16,14 @@ export class CasesController {
 
   @Get()
   @RequireScopes('cases:read')
-  @ApiOperation({ operationId: 'listCases', summary: 'List cases', description: 'Cases of the organisation, newest first. Scope `cases:read`.' })
+  @ApiOperation({
+    operationId: 'listCases',
+    summary: 'List cases',
+    description: `Cases of the organisation, newest first. Scope \`cases:read\`.${SYNC_LIST_NOTE}`,
+  })
   @ApiData(CaseDto, { list: true })
-  async list(@CurrentPrincipal() p: Principal, @Query() page: PageQueryDto): Promise<{ data: CaseDto[]; next_cursor: string | null }> {
-    const { items, nextCursor } = await this.cases.list(p.organisationId, page);
+  async list(@CurrentPrincipal() p: Principal, @Query() query: SyncPageQueryDto): Promise<{ data: CaseDto[]; next_cursor: string | null }> {
+    const { items, nextCursor } = await this.cases.list(p.organisationId, syncPageRequest(query));
     return { data: items.map(presentCase), next_cursor: nextCursor };
   }
 

@@ -13,6 +13,7 @@ export const presentConversation = (c: ConversationEntity): ConversationDto => (
   started_at: c.startedAt.toISOString(),
   ended_at: c.endedAt?.toISOString() ?? null,
   created_at: c.createdAt.toISOString(),
+  updated_at: c.updatedAt.toISOString(),
 });
 
 export const presentTurn = (t: TurnEntity): TurnDto => ({

@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { PageQueryDto, ApiData, ApiDataArray } from '@web/http';
+import { SyncPageQueryDto, SYNC_LIST_NOTE, syncPageRequest, ApiData, ApiDataArray } from '@web/http';
 import { ConversationsService } from '../conversations.service';
 import { presentConversation, presentFact, presentSummary, presentTurn } from './conversation.presenter';
 import { ConversationIdPipe } from './conversation-id.pipe';
@@ -24,11 +24,11 @@ export class ConversationsController {
   @ApiOperation({
     operationId: 'listConversations',
     summary: 'List conversations',
-    description: 'Conversations of the organisation, newest first. Scope `conversations:read`.',
+    description: `Conversations of the organisation, newest first. Scope \`conversations:read\`.${SYNC_LIST_NOTE}`,
   })
   @ApiData(ConversationDto, { list: true })
-  async list(@CurrentPrincipal() p: Principal, @Query() page: PageQueryDto): Promise<{ data: ConversationDto[]; next_cursor: string | null }> {
-    const { items, nextCursor } = await this.conversations.list(p.organisationId, page);
+  async list(@CurrentPrincipal() p: Principal, @Query() query: SyncPageQueryDto): Promise<{ data: ConversationDto[]; next_cursor: string | null }> {
+    const { items, nextCursor } = await this.conversations.list(p.organisationId, syncPageRequest(query));
     return { data: items.map(presentConversation), next_cursor: nextCursor };
   }
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { DigitsIdPipe, PageQueryDto, ApiData, ApiErrors } from '@web/http';
+import { DigitsIdPipe, SyncPageQueryDto, SYNC_LIST_NOTE, syncPageRequest, ApiData, ApiErrors } from '@web/http';
 import { Idempotent } from '@web/idempotency';
 import { CursorCodec, paginate } from '@kernel/database';
 import { GroupsService } from '../groups.service';
@@ -20,10 +20,14 @@ export class GroupsController {
 
   @Get()
   @RequireScopes('groups:read')
-  @ApiOperation({ operationId: 'listGroups', summary: 'List groups', description: "The organisation's groups, newest first. Scope `groups:read`." })
+  @ApiOperation({
+    operationId: 'listGroups',
+    summary: 'List groups',
+    description: `The organisation's groups, newest first. Scope \`groups:read\`.${SYNC_LIST_NOTE}`,
+  })
   @ApiData(GroupDto, { list: true })
-  async list(@CurrentPrincipal() p: Principal, @Query() page: PageQueryDto): Promise<{ data: GroupDto[]; next_cursor: string | null }> {
-    const { items, nextCursor } = await paginate(this.groups.listQuery(p.organisationId), page, this.cursors);
+  async list(@CurrentPrincipal() p: Principal, @Query() query: SyncPageQueryDto): Promise<{ data: GroupDto[]; next_cursor: string | null }> {
+    const { items, nextCursor } = await paginate(this.groups.listQuery(p.organisationId), syncPageRequest(query), this.cursors);
     return { data: items.map(presentGroup), next_cursor: nextCursor };
   }
 

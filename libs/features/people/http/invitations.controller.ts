@@ -2,7 +2,7 @@ import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common'
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
 import { InvitationsService } from '../invitations.service';
-import { DigitsIdPipe, PageQueryDto, ApiData } from '@web/http';
+import { DigitsIdPipe, SyncPageQueryDto, SYNC_LIST_NOTE, syncPageRequest, ApiData } from '@web/http';
 import { InvitationDto } from './dto/invitation.dto';
 import { ApiIdParam } from './people-api-docs';
 import { presentInvitation } from './people.presenter';
@@ -18,12 +18,14 @@ export class InvitationsController {
     operationId: 'listInvitations',
     summary: 'List invitations not yet answered',
     description:
-      'Pending invitations, newest first. One past its `expires_at` is listed with status `expired` until it is withdrawn or the address is added again.',
+      'Pending invitations, newest first. One past its `expires_at` is listed with status `expired` until it is withdrawn or the address is added again ' +
+      `(with \`updated_since\`, as of the walk's start, so that the change is listed by the walk that covers it).${SYNC_LIST_NOTE}`,
   })
   @ApiData(InvitationDto, { list: true })
-  async list(@CurrentPrincipal() p: Principal, @Query() page: PageQueryDto): Promise<{ data: InvitationDto[]; next_cursor: string | null }> {
-    const { items, nextCursor } = await this.invitations.list(p.organisationId, page);
-    const now = new Date();
+  async list(@CurrentPrincipal() p: Principal, @Query() query: SyncPageQueryDto): Promise<{ data: InvitationDto[]; next_cursor: string | null }> {
+    const { items, nextCursor, horizon } = await this.invitations.list(p.organisationId, syncPageRequest(query));
+    // A walk by updated_since shows expiry as of its horizon, the time its filter took it at.
+    const now = horizon ?? new Date();
     return { data: items.map((i) => presentInvitation(i, now)), next_cursor: nextCursor };
   }
 

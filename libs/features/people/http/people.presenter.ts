@@ -18,15 +18,21 @@ export function presentPerson(p: PersonEntity): PersonDto {
   };
 }
 
+/**
+ * `now` decides whether a pending invitation is shown `expired`; passing `expires_at` is a change
+ * of the invitation, so updated_at is then at least `expires_at` (with the same `now`).
+ */
 export function presentInvitation(i: InvitationEntity, now = new Date()): InvitationDto {
+  const expired = i.status === 'pending' && i.expiresAt <= now;
   return {
     id: i.id,
     email: i.email,
     name: i.name,
     job_title: i.jobTitle,
     group_id: i.groupId,
-    status: i.status === 'pending' && i.expiresAt <= now ? 'expired' : i.status,
+    status: expired ? 'expired' : i.status,
     created_at: i.createdAt.toISOString(),
     expires_at: i.expiresAt.toISOString(),
+    updated_at: (expired && i.expiresAt > i.updatedAt ? i.expiresAt : i.updatedAt).toISOString(),
   };
 }

@@ -3,7 +3,7 @@ import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
 import { PeopleAdder } from '../people-adder';
 import { PeopleService } from '../people.service';
-import { DigitsIdPipe, PageQueryDto, ApiData, ApiErrors } from '@web/http';
+import { DigitsIdPipe, SyncPageQueryDto, SYNC_LIST_NOTE, syncPageRequest, ApiData, ApiErrors } from '@web/http';
 import { Idempotent } from '@web/idempotency';
 import type { Response } from 'express';
 import { CreatePersonDto } from './dto/create-person.dto';
@@ -25,10 +25,14 @@ export class UsersController {
 
   @Get()
   @RequireScopes('users:read')
-  @ApiOperation({ operationId: 'listUsers', summary: 'List people', description: 'Members of the organisation, newest first by `joined_at`.' })
+  @ApiOperation({
+    operationId: 'listUsers',
+    summary: 'List people',
+    description: `Members of the organisation, newest first by \`joined_at\`.${SYNC_LIST_NOTE}`,
+  })
   @ApiData(PersonDto, { list: true })
-  async list(@CurrentPrincipal() p: Principal, @Query() page: PageQueryDto): Promise<{ data: PersonDto[]; next_cursor: string | null }> {
-    const { items, nextCursor } = await this.people.list(p.organisationId, page);
+  async list(@CurrentPrincipal() p: Principal, @Query() query: SyncPageQueryDto): Promise<{ data: PersonDto[]; next_cursor: string | null }> {
+    const { items, nextCursor } = await this.people.list(p.organisationId, syncPageRequest(query));
     return { data: items.map(presentPerson), next_cursor: nextCursor };
   }
 

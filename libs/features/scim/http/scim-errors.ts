@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { ErrorAnswer, ErrorDialect, ProblemKind, RenderedError } from '@web/http';
 import { ScimError, ScimNotImplemented, ScimType } from '../model/scim-error';
 import { SCIM_URN } from '../model/scim-schemas';
@@ -28,6 +29,12 @@ function scimStatus(err: RenderedError, status: number, cause: ScimError | ScimN
   return status;
 }
 
+/** Where an application keeps its refusal listener (`app.locals`): one per express app, so apps in one process never share it. */
+export const SCIM_REFUSALS_LOCAL = 'scimRefusals';
+
+/** Told of every SCIM error answer (ScimRefusals records those to log). */
+export type ScimRefusalListener = (req: Request, answer: ErrorAnswer) => void;
+
 /**
  * SCIM 2.0's errors, wherever the web kit answers one under /scim/ (any letter case, as express
  * routes paths): RFC 7644's error schema as application/scim+json, with the `scimType` keyword
@@ -43,5 +50,9 @@ export const SCIM_ERRORS: ErrorDialect = {
     const answered = scimStatus(err, status, cause);
     const keyword = cause?.scimType ?? (err.kind ? KEYWORD[err.kind] : undefined);
     return { status: answered, type: 'application/scim+json; charset=utf-8', body: scimErrorJson(answered, err.message, keyword) };
+  },
+  answered(req: Request, answer: ErrorAnswer): void {
+    const listener = (req.app?.locals as Record<string, unknown> | undefined)?.[SCIM_REFUSALS_LOCAL] as ScimRefusalListener | undefined;
+    listener?.(req, answer);
   },
 };

@@ -3,7 +3,9 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
 import { DigitsIdPipe } from '@web/http';
 import type { Response } from 'express';
+import { ScimWriter } from './scim-caller-of';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
+import { ScimCaller } from '../model/scim-caller';
 import { GROUP_RESOURCE } from '../model/scim-schemas';
 import { projectionIncludes, projectResource } from '../model/scim-projection';
 import { ScimGroupsService } from '../scim-groups.service';
@@ -44,12 +46,7 @@ export class ScimGroupsController {
   @Post()
   @HttpCode(201)
   @RequireScopes('groups:write')
-  async create(
-    @CurrentPrincipal() p: Principal,
-    @Body() body: unknown,
-    @Query() query: QueryParams,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<ScimJson> {
+  async create(@ScimWriter() p: ScimCaller, @Body() body: unknown, @Query() query: QueryParams, @Res({ passthrough: true }) res: Response): Promise<ScimJson> {
     const group = await this.groups.create(p, body);
     res.setHeader('Location', (group.meta as { location: string }).location);
     return projectResource(group, GROUP_RESOURCE, readProjection(query));
@@ -64,25 +61,20 @@ export class ScimGroupsController {
 
   @Put(':id')
   @RequireScopes('groups:write')
-  async replace(
-    @CurrentPrincipal() p: Principal,
-    @Param('id', DigitsIdPipe) id: string,
-    @Body() body: unknown,
-    @Query() query: QueryParams,
-  ): Promise<ScimJson> {
+  async replace(@ScimWriter() p: ScimCaller, @Param('id', DigitsIdPipe) id: string, @Body() body: unknown, @Query() query: QueryParams): Promise<ScimJson> {
     return projectResource(await this.groups.replace(p, id, body), GROUP_RESOURCE, readProjection(query));
   }
 
   @Patch(':id')
   @RequireScopes('groups:write')
-  async patch(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string, @Body() body: unknown, @Query() query: QueryParams): Promise<ScimJson> {
+  async patch(@ScimWriter() p: ScimCaller, @Param('id', DigitsIdPipe) id: string, @Body() body: unknown, @Query() query: QueryParams): Promise<ScimJson> {
     return projectResource(await this.groups.patch(p, id, body), GROUP_RESOURCE, readProjection(query));
   }
 
   @Delete(':id')
   @HttpCode(204)
   @RequireScopes('groups:write')
-  async remove(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string): Promise<void> {
-    await this.groups.remove(p.organisationId, id);
+  async remove(@ScimWriter() p: ScimCaller, @Param('id', DigitsIdPipe) id: string): Promise<void> {
+    await this.groups.remove(p, id);
   }
 }

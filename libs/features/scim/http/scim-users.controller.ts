@@ -3,7 +3,9 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
 import { DigitsIdPipe } from '@web/http';
 import type { Response } from 'express';
+import { ScimWriter } from './scim-caller-of';
 import { ScimContentTypeInterceptor } from './scim-content-type.interceptor';
+import { ScimCaller } from '../model/scim-caller';
 import { ScimJson } from '../model/scim-patch';
 import { projectResource } from '../model/scim-projection';
 import { ScimUsersService } from '../scim-users.service';
@@ -40,12 +42,7 @@ export class ScimUsersController {
   @Post()
   @HttpCode(201)
   @RequireScopes('users:write')
-  async create(
-    @CurrentPrincipal() p: Principal,
-    @Body() body: unknown,
-    @Query() query: QueryParams,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<ScimJson> {
+  async create(@ScimWriter() p: ScimCaller, @Body() body: unknown, @Query() query: QueryParams, @Res({ passthrough: true }) res: Response): Promise<ScimJson> {
     const user = await this.users.create(p, body);
     res.setHeader('Location', (user.meta as { location: string }).location);
     return projectResource(user, USER_RESOURCE, readProjection(query));
@@ -59,25 +56,20 @@ export class ScimUsersController {
 
   @Put(':id')
   @RequireScopes('users:write')
-  async replace(
-    @CurrentPrincipal() p: Principal,
-    @Param('id', DigitsIdPipe) id: string,
-    @Body() body: unknown,
-    @Query() query: QueryParams,
-  ): Promise<ScimJson> {
+  async replace(@ScimWriter() p: ScimCaller, @Param('id', DigitsIdPipe) id: string, @Body() body: unknown, @Query() query: QueryParams): Promise<ScimJson> {
     return projectResource(await this.users.replace(p, id, body), USER_RESOURCE, readProjection(query));
   }
 
   @Patch(':id')
   @RequireScopes('users:write')
-  async patch(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string, @Body() body: unknown, @Query() query: QueryParams): Promise<ScimJson> {
+  async patch(@ScimWriter() p: ScimCaller, @Param('id', DigitsIdPipe) id: string, @Body() body: unknown, @Query() query: QueryParams): Promise<ScimJson> {
     return projectResource(await this.users.patch(p, id, body), USER_RESOURCE, readProjection(query));
   }
 
   @Delete(':id')
   @HttpCode(204)
   @RequireScopes('users:write')
-  async remove(@CurrentPrincipal() p: Principal, @Param('id', DigitsIdPipe) id: string): Promise<void> {
-    await this.users.remove(p.organisationId, id);
+  async remove(@ScimWriter() p: ScimCaller, @Param('id', DigitsIdPipe) id: string): Promise<void> {
+    await this.users.remove(p, id);
   }
 }

@@ -1,8 +1,13 @@
-/** Who is calling SCIM: the connection's organisation, the connection (invitations record it) and its scopes. */
+/**
+ * Who is calling SCIM: the connection's organisation, the connection (invitations record it) and
+ * its scopes; for the provisioning log, the request's User-Agent and id when the edge knows them.
+ */
 export interface ScimCaller {
   organisationId: string;
   connectionId: string;
   scopes: readonly string[];
+  userAgent?: string | null;
+  requestId?: string | null;
 }
 
 /** A page of a SCIM list: RFC 7644 §3.4.2.4 (startIndex is 1-based). */

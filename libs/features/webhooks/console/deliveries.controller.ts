@@ -24,7 +24,7 @@ import { WebhookEntity } from '../webhook.entity';
 import { WebhooksService } from '../webhooks.service';
 import { EVENT_NAMES } from '@kernel/events';
 import type { Response } from 'express';
-import { parseSince, SINCE_EXAMPLE, sinceProblem, sinceText } from './since-field';
+import { parseSince, SINCE_EXAMPLE, sinceProblem, sinceText } from '@web/console';
 import { webhookCrumbs } from './webhooks.controller';
 
 const view = featureViews(__dirname);

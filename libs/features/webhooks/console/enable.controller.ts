@@ -21,7 +21,7 @@ import { MAX_BULK_RESEND } from '../delivery-log.service';
 import { WebhookEnableService } from '../webhook-enable.service';
 import { WebhookEntity } from '../webhook.entity';
 import { WebhooksService } from '../webhooks.service';
-import { parseSince, SINCE_EXAMPLE, sinceProblem, sinceText } from './since-field';
+import { parseSince, SINCE_EXAMPLE, sinceProblem, sinceText } from '@web/console';
 import { webhookCrumbs } from './webhooks.controller';
 
 const view = featureViews(__dirname);

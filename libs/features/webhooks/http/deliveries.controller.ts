@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScopes } from '@web/auth';
-import { ApiData, ApiErrors, ApiIdParam, DigitsIdPipe, NoBodyPipe } from '@web/http';
+import { ApiData, ApiErrors, ApiIdParam, DigitsIdPipe, NoBodyPipe, parseTime } from '@web/http';
 import { Idempotent } from '@web/idempotency';
 import { DomainError, notFound } from '@kernel/core';
 import { DeliveryLogService, LoggedDelivery } from '../delivery-log.service';
@@ -13,25 +13,8 @@ import { LIST_DELIVERIES_RULES, GET_DELIVERY_RULES, RECOVER_RULES, RESEND_DELIVE
 const ApiDeliveryId = () =>
   ApiParam({ name: 'delivery_id', description: 'Id of the delivery (the body’s `id`).', schema: { type: 'string', pattern: '^[0-9a-f]{32}$' } });
 
-/** A time the DTO's pattern let through; one that does not exist (February 30th, 24:00, an offset of +25:00) is refused like a malformed one. */
-export function time(value: string | undefined, field: string, code: 'invalid_request' | 'validation_failed'): Date | undefined {
-  if (value === undefined) return undefined;
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(value);
-  const offset = /([+-])(\d{2}):(\d{2})$/.exec(value);
-  const calendar = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])) : null;
-  const real =
-    m !== null &&
-    calendar !== null &&
-    calendar.getUTCMonth() === +m[2] - 1 &&
-    calendar.getUTCDate() === +m[3] &&
-    +m[4] < 24 &&
-    +m[5] < 60 &&
-    (m[6] === undefined || +m[6] < 60) &&
-    (offset === null || (+offset[2] < 24 && +offset[3] < 60));
-  const d = new Date(value);
-  if (!real || Number.isNaN(d.getTime())) throw new DomainError(code, `${field}: must be an ISO 8601 time with its offset, for example 2026-11-27T08:00:00Z`);
-  return d;
-}
+/** The deliveries' times are parsed like every time in a query or body (`parseTime`). */
+export const time = parseTime;
 
 /**
  * A webhook's deliveries over REST: the log, one delivery with its exchanges, resending one (or

@@ -84,10 +84,12 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
       this.relayed.inc(events);
       if (events < RELAY_BATCH_SIZE || !this.loop.isRunning) break;
     }
+    // A recovery notifies hundreds of deliveries at once: their Redis calls go out together, not one
+    // round trip after another, so the first attempts are queued (and sent) at once.
     if (this.resent.size > 0) {
       const ids = [...this.resent];
       this.resent.clear();
-      for (const id of ids) await this.queues.dropRetry(id);
+      await Promise.all(ids.map((id) => this.queues.dropRetry(id)));
       await this.queues.first(ids);
     }
     if (this.triedNow.size > 0) {
@@ -95,7 +97,7 @@ export class OutboxRelayLoop implements OnApplicationBootstrap, BeforeApplicatio
       this.triedNow.clear();
       // The delivery's one retry job, moved to now (or made again if it was lost): never a second job
       // beside it, so every worker that heard the notification brings the same job forward.
-      for (const id of ids) await this.queues.retry(id, 0);
+      await Promise.all(ids.map((id) => this.queues.retry(id, 0)));
     }
     if (Date.now() - this.lastRecovery >= RECOVERY_EVERY_MS) {
       this.lastRecovery = Date.now();

@@ -24,7 +24,11 @@ export class CaseDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' })
   created_at: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-21T09:30:00.000Z',
+    description: 'Last change of a field above: reference, title, group, or closing.' + ' Use it with `updated_since` to keep a copy in sync.',
+  })
   updated_at: string;
 }
 

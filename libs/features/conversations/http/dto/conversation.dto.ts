@@ -29,6 +29,15 @@ export class ConversationDto {
 
   @ApiProperty({ format: 'date-time', example: '2026-11-21T09:30:00.000Z', description: 'Orders the list (newest first).' })
   created_at: string;
+
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-21T10:05:12.345Z',
+    description:
+      'Last change of the conversation: a field above (it ended, say), a turn added to its transcript, a fact recorded, its summary written or rewritten.' +
+      ' Use it with `updated_since` to keep a copy in sync.',
+  })
+  updated_at: string;
 }
 
 export class TurnTranslationDto {

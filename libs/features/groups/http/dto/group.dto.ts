@@ -20,7 +20,13 @@ export class GroupDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' })
   created_at: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-21T09:30:00.000Z', description: 'Last change of the name or the permissions.' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-21T09:30:00.000Z',
+    description:
+      'Last change of the name, the permissions or the members (a person joining, leaving or moving to another group).' +
+      ' Use it with `updated_since` to keep a copy in sync.',
+  })
   updated_at: string;
 }
 

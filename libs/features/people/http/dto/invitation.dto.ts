@@ -39,4 +39,14 @@ export class InvitationDto {
 
   @ApiProperty({ format: 'date-time', example: '2026-12-05T09:30:00.000Z', description: 'The accept link stops working at this time.' })
   expires_at: string;
+
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-21T09:30:00.000Z',
+    description:
+      'Last change of the invitation: made, its name, job title or group changed, or `expires_at` passed (then it is `expires_at`). ' +
+      'Once accepted or withdrawn it is no longer listed.' +
+      ' Use it with `updated_since` to keep a copy in sync.',
+  })
+  updated_at: string;
 }

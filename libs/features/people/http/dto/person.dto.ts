@@ -33,6 +33,11 @@ export class PersonDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-21T09:30:00.000Z', description: 'When the account was made (it may predate joining).' })
   created_at: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-21T09:30:00.000Z',
+    description:
+      'Last change of a field above: address, name, job title, group, disabled, or joining.' + ' Use it with `updated_since` to keep a copy in sync.',
+  })
   updated_at: string;
 }

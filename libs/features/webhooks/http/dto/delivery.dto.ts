@@ -2,14 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { EVENT_NAMES } from '@kernel/events';
-import { ID_SCHEMA_PATTERN, PageQueryDto } from '@web/http';
+import { ID_SCHEMA_PATTERN, PageQueryDto, TIME_PATTERN, TIME_RULE } from '@web/http';
 import { DELIVERY_STATES } from '../../delivery-log.service';
 import { ERROR_CLASSES } from '../../model/exchange';
 import { GIVE_UP_REASONS } from '../../model/give-up';
 
-/** An ISO 8601 time with its offset (`Z` or `±hh:mm`), to the minute at least. */
-export const TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
-export const TIME_RULE = { message: '$property must be an ISO 8601 time with its offset, for example 2026-11-27T08:00:00Z' };
+export { TIME_PATTERN, TIME_RULE };
+
 const DELIVERY_ID_PATTERN = '^[0-9a-f]{32}$';
 
 const STATE_WORDS =

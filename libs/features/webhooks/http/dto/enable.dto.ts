@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { TIME_PATTERN, TIME_RULE } from './delivery.dto';
+import { TIME_PATTERN, TIME_RULE } from '@web/http';
 import { WebhookDto } from './webhook.dto';
 
 /** The body of POST /v1/webhooks/{id}/enable: optional, as is its one field. */

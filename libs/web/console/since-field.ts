@@ -1,5 +1,6 @@
 /**
- * The console's "since" fields (the outage form, switching a webhook back on): a time in UTC typed
+ * The console's time fields (the outage form, switching a webhook back on, the provisioning log's
+ * range): a time in UTC typed
  * as `2026-01-31 08:00`, the format their hint shows and their value is written in. A text field,
  * not `datetime-local`, whose browsers show the value in the reader's locale (31/01/2026, 08:00),
  * not in the format of the hint. The `T` of ISO 8601 is read as well as the space.
