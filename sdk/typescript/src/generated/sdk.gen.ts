@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AddGroupPermissionData, AddGroupPermissionErrors, AddGroupPermissionResponses, AddUserData, AddUserErrors, AddUserResponses, CreateDocumentData, CreateDocumentErrors, CreateDocumentResponses, CreateGroupData, CreateGroupErrors, CreateGroupResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeleteGroupData, DeleteGroupErrors, DeleteGroupResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, EnableWebhookData, EnableWebhookErrors, EnableWebhookResponses, GetCaseConversationUrlData, GetCaseConversationUrlErrors, GetCaseConversationUrlResponses, GetCaseData, GetCaseErrors, GetCaseResponses, GetConversationData, GetConversationErrors, GetConversationResponses, GetConversationSummaryData, GetConversationSummaryErrors, GetConversationSummaryResponses, GetConversationTranscriptData, GetConversationTranscriptErrors, GetConversationTranscriptResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetGroupData, GetGroupErrors, GetGroupPermissionsData, GetGroupPermissionsErrors, GetGroupPermissionsResponses, GetGroupResponses, GetMeData, GetMeErrors, GetMeResponses, GetUserData, GetUserErrors, GetUserResponses, GetWebhookData, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookErrors, GetWebhookResponses, ListCasesData, ListCasesErrors, ListCasesResponses, ListConversationFactsData, ListConversationFactsErrors, ListConversationFactsResponses, ListConversationsData, ListConversationsErrors, ListConversationsResponses, ListGroupsData, ListGroupsErrors, ListGroupsResponses, ListInvitationsData, ListInvitationsErrors, ListInvitationsResponses, ListPermissionsData, ListPermissionsErrors, ListPermissionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, OpenCaseData, OpenCaseErrors, OpenCaseResponses, RecoverWebhookDeliveriesData, RecoverWebhookDeliveriesErrors, RecoverWebhookDeliveriesResponses, RemoveGroupPermissionData, RemoveGroupPermissionErrors, RemoveGroupPermissionResponses, RemoveUserData, RemoveUserErrors, RemoveUserResponses, ResendWebhookDeliveryData, ResendWebhookDeliveryErrors, ResendWebhookDeliveryResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SetGroupPermissionsData, SetGroupPermissionsErrors, SetGroupPermissionsResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, UpdateGroupData, UpdateGroupErrors, UpdateGroupResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses, WithdrawInvitationData, WithdrawInvitationErrors, WithdrawInvitationResponses } from './types.gen';
+import type { AddGroupPermissionData, AddGroupPermissionErrors, AddGroupPermissionResponses, AddUserData, AddUserErrors, AddUserResponses, CreateDocumentData, CreateDocumentErrors, CreateDocumentResponses, CreateGroupData, CreateGroupErrors, CreateGroupResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeleteGroupData, DeleteGroupErrors, DeleteGroupResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, EnableWebhookData, EnableWebhookErrors, EnableWebhookResponses, GetCaseConversationUrlData, GetCaseConversationUrlErrors, GetCaseConversationUrlResponses, GetCaseData, GetCaseErrors, GetCaseResponses, GetConversationData, GetConversationErrors, GetConversationResponses, GetConversationSummaryData, GetConversationSummaryErrors, GetConversationSummaryResponses, GetConversationTranscriptData, GetConversationTranscriptErrors, GetConversationTranscriptResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetGroupData, GetGroupErrors, GetGroupPermissionsData, GetGroupPermissionsErrors, GetGroupPermissionsResponses, GetGroupResponses, GetMeData, GetMeErrors, GetMeResponses, GetUserData, GetUserErrors, GetUserResponses, GetWebhookData, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookErrors, GetWebhookResponses, ListCasesData, ListCasesErrors, ListCasesResponses, ListConversationFactsData, ListConversationFactsErrors, ListConversationFactsResponses, ListConversationsData, ListConversationsErrors, ListConversationsResponses, ListGroupsData, ListGroupsErrors, ListGroupsResponses, ListInvitationsData, ListInvitationsErrors, ListInvitationsResponses, ListPermissionsData, ListPermissionsErrors, ListPermissionsResponses, ListProvisioningEventsData, ListProvisioningEventsErrors, ListProvisioningEventsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, OpenCaseData, OpenCaseErrors, OpenCaseResponses, RecoverWebhookDeliveriesData, RecoverWebhookDeliveriesErrors, RecoverWebhookDeliveriesResponses, RemoveGroupPermissionData, RemoveGroupPermissionErrors, RemoveGroupPermissionResponses, RemoveUserData, RemoveUserErrors, RemoveUserResponses, ResendWebhookDeliveryData, ResendWebhookDeliveryErrors, ResendWebhookDeliveryResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SetGroupPermissionsData, SetGroupPermissionsErrors, SetGroupPermissionsResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, UpdateGroupData, UpdateGroupErrors, UpdateGroupResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses, WithdrawInvitationData, WithdrawInvitationErrors, WithdrawInvitationResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -73,7 +73,7 @@ export class IntegrationsApi extends HeyApiClient {
     /**
      * List groups
      *
-     * The organisation's groups, newest first. Scope `groups:read`.
+     * The organisation's groups, newest first. Scope `groups:read`. With `updated_since`, only the items changed at or after that time, in the same order (its description says how to keep a copy in sync).
      */
     public listGroups<ThrowOnError extends boolean = true>(options?: Options<ListGroupsData, ThrowOnError>) {
         return (options?.client ?? this.client).get<ListGroupsResponses, ListGroupsErrors, ThrowOnError>({
@@ -219,7 +219,7 @@ export class IntegrationsApi extends HeyApiClient {
     /**
      * List people
      *
-     * Members of the organisation, newest first by `joined_at`.
+     * Members of the organisation, newest first by `joined_at`. With `updated_since`, only the items changed at or after that time, in the same order (its description says how to keep a copy in sync).
      */
     public listUsers<ThrowOnError extends boolean = true>(options?: Options<ListUsersData, ThrowOnError>) {
         return (options?.client ?? this.client).get<ListUsersResponses, ListUsersErrors, ThrowOnError>({
@@ -306,7 +306,7 @@ export class IntegrationsApi extends HeyApiClient {
     /**
      * List invitations not yet answered
      *
-     * Pending invitations, newest first. One past its `expires_at` is listed with status `expired` until it is withdrawn or the address is added again.
+     * Pending invitations, newest first. One past its `expires_at` is listed with status `expired` until it is withdrawn or the address is added again (with `updated_since`, as of the walk's start, so that the change is listed by the walk that covers it). With `updated_since`, only the items changed at or after that time, in the same order (its description says how to keep a copy in sync).
      */
     public listInvitations<ThrowOnError extends boolean = true>(options?: Options<ListInvitationsData, ThrowOnError>) {
         return (options?.client ?? this.client).get<ListInvitationsResponses, ListInvitationsErrors, ThrowOnError>({
@@ -332,7 +332,7 @@ export class IntegrationsApi extends HeyApiClient {
     /**
      * List cases
      *
-     * Cases of the organisation, newest first. Scope `cases:read`.
+     * Cases of the organisation, newest first. Scope `cases:read`. With `updated_since`, only the items changed at or after that time, in the same order (its description says how to keep a copy in sync).
      */
     public listCases<ThrowOnError extends boolean = true>(options?: Options<ListCasesData, ThrowOnError>) {
         return (options?.client ?? this.client).get<ListCasesResponses, ListCasesErrors, ThrowOnError>({
@@ -388,7 +388,7 @@ export class IntegrationsApi extends HeyApiClient {
     /**
      * List conversations
      *
-     * Conversations of the organisation, newest first. Scope `conversations:read`.
+     * Conversations of the organisation, newest first. Scope `conversations:read`. With `updated_since`, only the items changed at or after that time, in the same order (its description says how to keep a copy in sync).
      */
     public listConversations<ThrowOnError extends boolean = true>(options?: Options<ListConversationsData, ThrowOnError>) {
         return (options?.client ?? this.client).get<ListConversationsResponses, ListConversationsErrors, ThrowOnError>({
@@ -446,6 +446,31 @@ export class IntegrationsApi extends HeyApiClient {
         return (options.client ?? this.client).get<GetConversationSummaryResponses, GetConversationSummaryErrors, ThrowOnError>({
             security: [{ scheme: 'bearer', type: 'http' }],
             url: '/v1/conversations/{id}/summary',
+            ...options
+        });
+    }
+    
+    /**
+     * List the provisioning log (SCIM changes and refusals)
+     *
+     * The provisioning log of the caller's organisation: every SCIM request that changed a User or a Group (POST, PUT, PATCH, DELETE
+     * under `/scim/v2/Users` and `/scim/v2/Groups`), and every SCIM request refused with a 4xx, reads included, whichever connection
+     * made it. Not logged: a 401 (the key is unknown, so no connection is), a 429 (the rate limit), and reads and searches that
+     * succeeded. Newest first, cursor-paginated like every list: `limit` and `cursor`, and the answer's `next_cursor` (null on
+     * the last page). Repeat the same filters with each cursor. Scope `users:read`; only the caller's organisation's events.
+     *
+     * Filters, all optional and combined: `outcome` (`succeeded`, `refused`); `resource_type` (`User`, `Group`, `other`);
+     * `since` and `until`, ISO 8601 times with an offset (at or after `since`, before `until`). A bad filter, or an `until` not
+     * later than `since`, answers 400 `invalid_request`.
+     *
+     * Each event says when, which connection, the identity provider as far as the User-Agent tells, the operation, the resource and
+     * its id, the outcome and status, the SCIM `scimType` and `detail` of a refusal, and what a write changed: attributes old → new
+     * (never a password) and, for groups, the members added and removed. Events are kept 90 days.
+     */
+    public listProvisioningEvents<ThrowOnError extends boolean = true>(options?: Options<ListProvisioningEventsData, ThrowOnError>) {
+        return (options?.client ?? this.client).get<ListProvisioningEventsResponses, ListProvisioningEventsErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/provisioning-events',
             ...options
         });
     }

@@ -47,7 +47,7 @@ export type GroupDto = {
     permissions: Array<string>;
     created_at: string;
     /**
-     * Last change of the name or the permissions.
+     * Last change of the name, the permissions or the members (a person joining, leaving or moving to another group). Use it with `updated_since` to keep a copy in sync.
      */
     updated_at: string;
 };
@@ -134,6 +134,9 @@ export type PersonDto = {
      * When the account was made (it may predate joining).
      */
     created_at: string;
+    /**
+     * Last change of a field above: address, name, job title, group, disabled, or joining. Use it with `updated_since` to keep a copy in sync.
+     */
     updated_at: string;
 };
 
@@ -158,6 +161,10 @@ export type InvitationDto = {
      * The accept link stops working at this time.
      */
     expires_at: string;
+    /**
+     * Last change of the invitation: made, its name, job title or group changed, or `expires_at` passed (then it is `expires_at`). Once accepted or withdrawn it is no longer listed. Use it with `updated_since` to keep a copy in sync.
+     */
+    updated_at: string;
 };
 
 export type CreatePersonDto = {
@@ -209,6 +216,9 @@ export type CaseDto = {
      */
     closed_at: string | null;
     created_at: string;
+    /**
+     * Last change of a field above: reference, title, group, or closing. Use it with `updated_since` to keep a copy in sync.
+     */
     updated_at: string;
 };
 
@@ -262,6 +272,10 @@ export type ConversationDto = {
      * Orders the list (newest first).
      */
     created_at: string;
+    /**
+     * Last change of the conversation: a field above (it ended, say), a turn added to its transcript, a fact recorded, its summary written or rewritten. Use it with `updated_since` to keep a copy in sync.
+     */
+    updated_at: string;
 };
 
 export type FactDto = {
@@ -311,6 +325,113 @@ export type SummaryDto = {
      * When this revision was written.
      */
     updated_at: string;
+};
+
+export type AttributeChangeDto = {
+    /**
+     * The attribute: a top-level name (`title`, `active`, `emails`), a sub-attribute (`name.givenName`), or the enterprise extension’s (`urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department`).
+     */
+    attribute: string;
+    /**
+     * Its value before (null: it had none, or the resource was created). A value whose JSON is over 300 characters is that JSON cut, ending in `…`.
+     */
+    old: string | number | boolean | Array<unknown> | {
+        [key: string]: unknown;
+    } | null;
+    /**
+     * Its value after (null: it has none now, or the resource was deleted); cut as `old` is.
+     */
+    new: string | number | boolean | Array<unknown> | {
+        [key: string]: unknown;
+    } | null;
+};
+
+export type MemberChangesDto = {
+    /**
+     * SCIM ids of the Users added, as the client asked (the first 100).
+     */
+    added: Array<string>;
+    /**
+     * SCIM ids of the Users removed, as the client asked (the first 100).
+     */
+    removed: Array<string>;
+    /**
+     * How many were added in all.
+     */
+    added_total: number;
+    /**
+     * How many were removed in all.
+     */
+    removed_total: number;
+};
+
+export type ProvisioningChangesDto = {
+    /**
+     * The attributes changed, old → new, sorted by name (the first 40). Never a password: the service keeps none.
+     */
+    attributes: Array<AttributeChangeDto>;
+    /**
+     * How many attributes changed in all (0: the write changed nothing).
+     */
+    attributes_total: number;
+    /**
+     * Groups only, when the write set members.
+     */
+    members?: MemberChangesDto;
+};
+
+export type ProvisioningEventDto = {
+    id: string;
+    /**
+     * When the request was answered; the list’s order and time range use it.
+     */
+    occurred_at: string;
+    /**
+     * The connection whose key made the request.
+     */
+    connection_id: string;
+    /**
+     * Its name.
+     */
+    connection_name: string;
+    /**
+     * As far as the User-Agent tells: `okta`, `entra` (Microsoft Entra ID, formerly Azure AD), `other`.
+     */
+    identity_provider: 'okta' | 'entra' | 'other';
+    /**
+     * The User-Agent sent (its first 200 characters); null when none.
+     */
+    user_agent: string | null;
+    /**
+     * `create` (POST), `replace` (PUT), `update` (PATCH), `delete` (DELETE); `read` (GET) and `search` (POST …/.search) appear only refused.
+     */
+    operation: 'create' | 'replace' | 'update' | 'delete' | 'read' | 'search';
+    resource_type: 'User' | 'Group' | 'other';
+    /**
+     * The SCIM id of the User or Group; null for a create refused, a list or a search.
+     */
+    resource_id: string | null;
+    outcome: 'succeeded' | 'refused';
+    /**
+     * The HTTP status answered.
+     */
+    status: number;
+    /**
+     * The SCIM `scimType` of a refusal, when it had one (`uniqueness`, `invalidValue`, `noTarget`, …).
+     */
+    scim_type: string | null;
+    /**
+     * The SCIM `detail` of a refusal (its first 500 characters); null when it succeeded.
+     */
+    detail: string | null;
+    /**
+     * What a write that succeeded changed; null for a refusal.
+     */
+    changes: ProvisioningChangesDto | null;
+    /**
+     * The request’s `X-Request-Id`.
+     */
+    request_id: string | null;
 };
 
 export type WebhookDto = {
@@ -875,6 +996,10 @@ export type ListGroupsData = {
          * The `next_cursor` of the previous page; omit for the first page (an empty `cursor` is refused like one this API did not issue).
          */
         cursor?: string;
+        /**
+         * Only items whose `updated_at` is at or after this time (inclusive); the order and the cursor rules stay. A cursor is valid only with the `updated_since` of the page that gave it. To keep a copy in sync without gaps: walk the whole list with `updated_since` (the first time `1970-01-01T00:00:00Z`), store each item by `id`, keep the highest `updated_at` seen, then walk again from it (the same time, inclusive); the items that come back again replace themselves. Every page of a walk shows only changes made before the walk began, and a change still being written then is held back to the next walk, so no change is ever skipped whatever order writes finish in. Removed items (a person taken out of the organisation, a group deleted, an invitation answered or withdrawn) no longer appear in the list: a full walk without `updated_since` shows which ids remain.
+         */
+        updated_since?: string;
     };
     url: '/v1/groups';
 };
@@ -1487,6 +1612,10 @@ export type ListUsersData = {
          * The `next_cursor` of the previous page; omit for the first page (an empty `cursor` is refused like one this API did not issue).
          */
         cursor?: string;
+        /**
+         * Only items whose `updated_at` is at or after this time (inclusive); the order and the cursor rules stay. A cursor is valid only with the `updated_since` of the page that gave it. To keep a copy in sync without gaps: walk the whole list with `updated_since` (the first time `1970-01-01T00:00:00Z`), store each item by `id`, keep the highest `updated_at` seen, then walk again from it (the same time, inclusive); the items that come back again replace themselves. Every page of a walk shows only changes made before the walk began, and a change still being written then is held back to the next walk, so no change is ever skipped whatever order writes finish in. Removed items (a person taken out of the organisation, a group deleted, an invitation answered or withdrawn) no longer appear in the list: a full walk without `updated_since` shows which ids remain.
+         */
+        updated_since?: string;
     };
     url: '/v1/users';
 };
@@ -1808,6 +1937,10 @@ export type ListInvitationsData = {
          * The `next_cursor` of the previous page; omit for the first page (an empty `cursor` is refused like one this API did not issue).
          */
         cursor?: string;
+        /**
+         * Only items whose `updated_at` is at or after this time (inclusive); the order and the cursor rules stay. A cursor is valid only with the `updated_since` of the page that gave it. To keep a copy in sync without gaps: walk the whole list with `updated_since` (the first time `1970-01-01T00:00:00Z`), store each item by `id`, keep the highest `updated_at` seen, then walk again from it (the same time, inclusive); the items that come back again replace themselves. Every page of a walk shows only changes made before the walk began, and a change still being written then is held back to the next walk, so no change is ever skipped whatever order writes finish in. Removed items (a person taken out of the organisation, a group deleted, an invitation answered or withdrawn) no longer appear in the list: a full walk without `updated_since` shows which ids remain.
+         */
+        updated_since?: string;
     };
     url: '/v1/invitations';
 };
@@ -1926,6 +2059,10 @@ export type ListCasesData = {
          * The `next_cursor` of the previous page; omit for the first page (an empty `cursor` is refused like one this API did not issue).
          */
         cursor?: string;
+        /**
+         * Only items whose `updated_at` is at or after this time (inclusive); the order and the cursor rules stay. A cursor is valid only with the `updated_since` of the page that gave it. To keep a copy in sync without gaps: walk the whole list with `updated_since` (the first time `1970-01-01T00:00:00Z`), store each item by `id`, keep the highest `updated_at` seen, then walk again from it (the same time, inclusive); the items that come back again replace themselves. Every page of a walk shows only changes made before the walk began, and a change still being written then is held back to the next walk, so no change is ever skipped whatever order writes finish in. Removed items (a person taken out of the organisation, a group deleted, an invitation answered or withdrawn) no longer appear in the list: a full walk without `updated_since` shows which ids remain.
+         */
+        updated_since?: string;
     };
     url: '/v1/cases';
 };
@@ -2187,6 +2324,10 @@ export type ListConversationsData = {
          * The `next_cursor` of the previous page; omit for the first page (an empty `cursor` is refused like one this API did not issue).
          */
         cursor?: string;
+        /**
+         * Only items whose `updated_at` is at or after this time (inclusive); the order and the cursor rules stay. A cursor is valid only with the `updated_since` of the page that gave it. To keep a copy in sync without gaps: walk the whole list with `updated_since` (the first time `1970-01-01T00:00:00Z`), store each item by `id`, keep the highest `updated_at` seen, then walk again from it (the same time, inclusive); the items that come back again replace themselves. Every page of a walk shows only changes made before the walk began, and a change still being written then is held back to the next walk, so no change is ever skipped whatever order writes finish in. Removed items (a person taken out of the organisation, a group deleted, an invitation answered or withdrawn) no longer appear in the list: a full walk without `updated_since` shows which ids remain.
+         */
+        updated_since?: string;
     };
     url: '/v1/conversations';
 };
@@ -2462,6 +2603,86 @@ export type GetConversationSummaryResponses = {
 };
 
 export type GetConversationSummaryResponse = GetConversationSummaryResponses[keyof GetConversationSummaryResponses];
+
+export type ListProvisioningEventsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size.
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page; omit for the first page (an empty `cursor` is refused like one this API did not issue).
+         */
+        cursor?: string;
+        /**
+         * Only changes made (`succeeded`) or only refusals (`refused`).
+         */
+        outcome?: 'succeeded' | 'refused';
+        /**
+         * Only events about Users, about Groups, or (`other`) refusals on another SCIM path (discovery, an unknown path).
+         */
+        resource_type?: 'User' | 'Group' | 'other';
+        /**
+         * Only events at or after this time.
+         */
+        since?: string;
+        /**
+         * Only events before this time; later than `since` when both are given.
+         */
+        until?: string;
+    };
+    url: '/v1/provisioning-events';
+};
+
+export type ListProvisioningEventsErrors = {
+    /**
+     * `invalid_request`: malformed JSON, a body not sent as application/json or not in UTF-8, bad query parameters (an empty `cursor` too), or more than one `Authorization` header.
+     */
+    400: Error;
+    /**
+     * `unauthorised`: no key sent, or the key is malformed or revoked (a header without the `Bearer` scheme is told the form it must have).
+     */
+    401: Error;
+    /**
+     * `module_off`, `scope_missing`, `ip_not_allowed`.
+     */
+    403: Error;
+    /**
+     * `not_found`: no such path, or no such object in this organisation.
+     */
+    404: Error;
+    /**
+     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
+     */
+    405: Error;
+    /**
+     * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
+     */
+    429: Error;
+    /**
+     * `server_error`: an unexpected error; the message carries an error id.
+     */
+    500: Error;
+};
+
+export type ListProvisioningEventsError = ListProvisioningEventsErrors[keyof ListProvisioningEventsErrors];
+
+export type ListProvisioningEventsResponses = {
+    /**
+     * Success.
+     */
+    200: {
+        data: Array<ProvisioningEventDto>;
+        /**
+         * Cursor of the next page; null on the last.
+         */
+        next_cursor: string | null;
+    };
+};
+
+export type ListProvisioningEventsResponse = ListProvisioningEventsResponses[keyof ListProvisioningEventsResponses];
 
 export type ListWebhooksData = {
     body?: never;
