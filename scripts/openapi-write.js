@@ -7,8 +7,8 @@
 const { mkdirSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
-async function main() {
-  const out = path.resolve(process.argv[2] ?? 'dist/openapi.json');
+/** The served document, built from dist/ without listening on any port (also scripts/sdk.js's source). */
+async function servedDocument() {
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   require('reflect-metadata');
   const { createApiApp } = require('../dist/apps/api/src/bootstrap');
@@ -16,15 +16,25 @@ async function main() {
   const { OpenApiDocument } = require('../dist/libs/web/openapi');
   const app = await createApiApp(AppConfig.fromEnv({ METRICS_PORT: '0' }));
   try {
-    mkdirSync(path.dirname(out), { recursive: true });
-    writeFileSync(out, `${JSON.stringify(JSON.parse(app.get(OpenApiDocument).json), null, 2)}\n`);
-    process.stdout.write(`${path.relative(process.cwd(), out)}\n`);
+    return JSON.parse(app.get(OpenApiDocument).json);
   } finally {
     await app.close();
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+async function main() {
+  const out = path.resolve(process.argv[2] ?? 'dist/openapi.json');
+  const document = await servedDocument();
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);
+  process.stdout.write(`${path.relative(process.cwd(), out)}\n`);
+}
+
+module.exports = { servedDocument };
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
