@@ -16,9 +16,9 @@ import { DocumentOriginalChunks1764160000000 } from './1764160000000-DocumentOri
 import { DeliveryExchange1764170000000 } from './1764170000000-DeliveryExchange';
 import { WebhookPreviousSecret1764180000000 } from './1764180000000-WebhookPreviousSecret';
 import { SwitchOffWarnings1764180500000 } from './1764180500000-SwitchOffWarnings';
+import { ProvisioningEvents1764240000000 } from './1764240000000-ProvisioningEvents';
 import { ScimPagingStatistics1764260000000 } from './1764260000000-ScimPagingStatistics';
 import { SyncHorizon1764270000000 } from './1764270000000-SyncHorizon';
-import { ProvisioningEvents1764240000000 } from './1764240000000-ProvisioningEvents';
 
 export { CHANNELS } from './channels';
 
@@ -42,7 +42,7 @@ export const MIGRATIONS = [
   DeliveryExchange1764170000000,
   WebhookPreviousSecret1764180000000,
   SwitchOffWarnings1764180500000,
+  ProvisioningEvents1764240000000,
   ScimPagingStatistics1764260000000,
   SyncHorizon1764270000000,
-  ProvisioningEvents1764240000000,
 ];
