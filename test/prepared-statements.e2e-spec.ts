@@ -111,14 +111,16 @@ describe('PreparedStatements', () => {
       for (const offset of [0, 100])
         await repo.find(manager, '1', { conditions: [{ attr: 'userName', value: `nobody${offset}@example.com` }] }, { offset, limit: 5 });
       await repo.find(manager, '1', { conditions: [{ attr: 'externalId', value: 'nobody' }] });
-      expect(named.mock.calls.map((c) => (c[0] as unknown as { name?: string }).name)).toEqual([
+      expect(named.mock.calls.map((c) => (c[0] as unknown as { name?: string }).name).filter(Boolean)).toEqual([
         'scim-users-find-userName-page',
         'scim-users-find-userName-page',
         'scim-users-find-externalId',
       ]);
       expect(unnamed).not.toHaveBeenCalled();
       await repo.find(manager, '1', { conditions: [{ attr: 'displayName', value: 'Nobody' }] }, { offset: 0, limit: 5 });
-      expect(named).toHaveBeenCalledTimes(3);
+      // Only statements with a name count: the pool also answers the plain statistics check a list may make first.
+      const names = named.mock.calls.map((c) => (c[0] as unknown as { name?: string }).name).filter(Boolean);
+      expect(names).toHaveLength(3);
       expect(unnamed).toHaveBeenCalledTimes(1);
     } finally {
       named.mockRestore();
