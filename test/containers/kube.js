@@ -15,7 +15,6 @@ const fs = require('node:fs');
 const path = require('node:path');
 const YAML = require('yaml');
 const { Client } = require('pg');
-const Redis = require('ioredis');
 const p = require('./podman');
 
 const DIR = path.join(p.root, 'deploy/k8s');
@@ -23,7 +22,7 @@ const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL || 'postgres://postgres@
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const DATABASE = `integrations_kube_${process.pid}`;
 const PREFIX = `iakube${process.pid}`;
-const withDatabase = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+const { withDatabase } = p;
 
 let results = 0;
 function check(cond, what, detail) {
@@ -288,22 +287,6 @@ async function main() {
   process.stdout.write(`\nkube test: ${results} checks passed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
-async function cleanupServers() {
-  const c = new Client({ connectionString: withDatabase(SERVER_URL, 'postgres') });
-  await c.connect();
-  await c.query(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
-  await c.end();
-  const redis = new Redis(REDIS_URL, { lazyConnect: true });
-  await redis.connect();
-  for (const pattern of [`${PREFIX}:*`, `{${PREFIX}}:*`]) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  }
-  redis.disconnect();
-}
+const cleanupServers = () => p.dropServerState({ serverUrl: SERVER_URL, database: DATABASE, redisUrl: REDIS_URL, prefix: PREFIX });
 
 p.runMain(main, () => run);

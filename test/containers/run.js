@@ -16,7 +16,6 @@
 const crypto = require('node:crypto');
 const https = require('node:https');
 const { Client } = require('pg');
-const Redis = require('ioredis');
 const p = require('./podman');
 
 const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -29,7 +28,7 @@ const GRACE_MS = 10_000;
 const BURST = 40;
 const SLOW_MS = 800;
 
-const withDatabase = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+const { withDatabase } = p;
 const rand = () => crypto.randomBytes(4).toString('hex');
 let run;
 let results = 0;
@@ -56,23 +55,7 @@ async function main() {
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
   await admin.end();
-  const cleanupServers = async () => {
-    const c = new Client({ connectionString: withDatabase(SERVER_URL, 'postgres') });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
-    await c.end();
-    const redis = new Redis(REDIS_URL, { lazyConnect: true });
-    await redis.connect();
-    for (const pattern of [`${PREFIX}:*`, `{${PREFIX}}:*`]) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-        if (keys.length) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    }
-    redis.disconnect();
-  };
+  const cleanupServers = () => p.dropServerState({ serverUrl: SERVER_URL, database: DATABASE, redisUrl: REDIS_URL, prefix: PREFIX });
   const runCleanup = run.cleanup.bind(run);
   run.cleanup = async () => {
     await runCleanup();
