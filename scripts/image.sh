@@ -7,6 +7,7 @@
 #
 #   scripts/image.sh                 # base (if missing) + image, tagged $IMAGE
 #   scripts/image.sh --base-only     # only the base
+#   scripts/image.sh --servers       # local Postgres and Redis images for docker/docker-compose.yml
 #   IMAGE=integrations-api:1.2 scripts/image.sh
 #
 # Needs: podman (with runc, see docs/operations/deploying.md, "Containers on this kind of machine"),
@@ -59,6 +60,46 @@ make_base() {
   echo "base $BASE: made ($(podman_ run --rm --network=host "$BASE" node --version), npm $(podman_ run --rm --network=host "$BASE" npm --version))"
 }
 
+# Postgres and Redis for the compose file on a machine that cannot pull postgres:16 and redis:7:
+# Debian's postgresql and redis-server packages in one bookworm tree, imported twice (one layer in
+# storage) with the entrypoint of docker/local/servers-entrypoint.sh, which starts each server as
+# docker/docker-compose.yml expects of the official images. Run the compose file with POSTGRES_IMAGE and REDIS_IMAGE set to these tags.
+SERVERS_TAG=${SERVERS_TAG:-bookworm}
+POSTGRES_LOCAL=localhost/integrations-postgres:$SERVERS_TAG
+REDIS_LOCAL=localhost/integrations-redis:$SERVERS_TAG
+make_servers() {
+  if podman image exists "$POSTGRES_LOCAL" && podman image exists "$REDIS_LOCAL"; then
+    echo "servers $POSTGRES_LOCAL, $REDIS_LOCAL: in podman's storage"
+    return
+  fi
+  echo "servers: making $POSTGRES_LOCAL and $REDIS_LOCAL (Debian bookworm postgresql + redis-server)"
+  local work
+  work=$(mktemp -d)
+  # shellcheck disable=SC2064
+  trap "rm -rf '$work'" EXIT
+  mmdebstrap --quiet --variant=minbase --include=ca-certificates,postgresql,redis-server \
+    --customize-hook="copy-in docker/local/servers-entrypoint.sh /usr/local/bin" \
+    --customize-hook='chroot "$1" chmod 755 /usr/local/bin/servers-entrypoint.sh' \
+    --customize-hook='rm -rf "$1"/var/lib/postgresql/* "$1"/etc/postgresql/* "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/* "$1"/usr/share/doc/* "$1"/usr/share/man/*' \
+    bookworm "$work/servers.tar"
+  local path='ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+  local entrypoint='ENTRYPOINT ["/usr/local/bin/servers-entrypoint.sh"]'
+  podman import --quiet --change "$path" --change "$entrypoint" --change 'CMD ["postgres"]' \
+    --change 'EXPOSE 5432' --change 'STOPSIGNAL SIGINT' "$work/servers.tar" "$POSTGRES_LOCAL" >/dev/null
+  podman import --quiet --change "$path" --change "$entrypoint" --change 'WORKDIR /data' \
+    --change 'CMD ["redis-server"]' --change 'EXPOSE 6379' "$work/servers.tar" "$REDIS_LOCAL" >/dev/null
+  rm -rf "$work"
+  trap - EXIT
+  echo "servers: made (PostgreSQL $(podman_ run --rm --network=host --entrypoint ls "$POSTGRES_LOCAL" /usr/lib/postgresql)," \
+    "$(podman_ run --rm --network=host --entrypoint redis-server "$REDIS_LOCAL" --version | cut -d ' ' -f 1-3))"
+}
+
+case "${1:-}" in
+  --servers)
+    make_servers
+    exit 0
+    ;;
+esac
 make_base
 [ "${1:-}" = "--base-only" ] && exit 0
 

@@ -2,6 +2,7 @@ import { MIGRATIONS } from '@kernel/database';
 import { SCOPES } from '@kernel/core';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { startApi, TestApi } from './support/api';
@@ -255,6 +256,72 @@ describe('admin CLI', () => {
         expect(await json(['migrate', '--revert'], env())).toEqual({ reverted: [name] });
       }
       expect(await json(['migrate', '--revert'], env())).toEqual({ reverted: [] });
+    });
+
+    describe('--wait: a database server that comes up after the step starts', () => {
+      const target = new URL(process.env.DATABASE_URL as string);
+      const through = (port: number) => {
+        const url = new URL(target);
+        url.hostname = '127.0.0.1';
+        url.port = String(port);
+        return { DATABASE_URL: url.toString(), DATABASE_DIRECT_URL: url.toString() };
+      };
+      const freePort = () =>
+        new Promise<number>((resolve) => {
+          const probe = net.createServer().listen(0, '127.0.0.1', () => {
+            const { port } = probe.address() as net.AddressInfo;
+            probe.close(() => resolve(port));
+          });
+        });
+
+      it('waits for a server that starts listening later, then migrates (nothing to apply)', async () => {
+        const port = await freePort();
+        // A TCP relay to the real server, listening only after the step has met a refused port.
+        const relay = net.createServer((client) => {
+          const upstream = net.connect(Number(target.port || 5432), target.hostname);
+          client.on('error', () => upstream.destroy());
+          upstream.on('error', () => client.destroy());
+          client.pipe(upstream).pipe(client);
+        });
+        const run = cli(['migrate', '--wait', '30', '--json'], through(port));
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await new Promise<void>((resolve) => relay.listen(port, '127.0.0.1', resolve));
+        try {
+          const done = await run;
+          expect(done.code).toBe(0);
+          expect(JSON.parse(done.stdout)).toEqual({ applied: [] });
+          expect(done.stderr).toMatch(/waiting up to 30 s for the database server \(.*ECONNREFUSED/);
+        } finally {
+          await new Promise((resolve) => relay.close(resolve));
+        }
+      });
+
+      it('gives up after the wait with the connection error, and answers at once without --wait', async () => {
+        const port = await freePort();
+        const waited = await cli(['migrate', '--wait', '1'], through(port));
+        expect(waited.code).toBe(1);
+        expect(waited.stderr).toMatch(/waiting up to 1 s/);
+        expect(waited.stderr).toMatch(/ECONNREFUSED/);
+        const at_once = await cli(['migrate'], through(port));
+        expect(at_once.code).toBe(1);
+        expect(at_once.stderr).not.toMatch(/waiting/);
+        expect(at_once.stderr).toMatch(/ECONNREFUSED/);
+      });
+
+      it('does not wait on an answer that is not "not up yet" (a wrong password)', async () => {
+        const url = new URL(target);
+        url.username = 'no_such_role_for_wait';
+        const run = await cli(['migrate', '--wait', '30'], { DATABASE_URL: url.toString(), DATABASE_DIRECT_URL: url.toString() });
+        expect(run.code).toBe(1);
+        expect(run.stderr).not.toMatch(/waiting/);
+        expect(run.stderr).toMatch(/no_such_role_for_wait/);
+      });
+
+      it.each([['abc'], ['-1'], ['1.5'], ['601']])('--wait %s is a usage error (exit 2)', async (value) => {
+        const run = await cli(['migrate', '--wait', value]);
+        expect(run.code).toBe(2);
+        expect(run.stderr).toMatch(/--wait takes whole seconds from 0 to 600/);
+      });
     });
   });
 

@@ -20,6 +20,12 @@ describe('AppConfig', () => {
     expect(() => AppConfig.fromEnv({ PORT: 'eighty', LOG_LEVEL: 'loud' })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
     expect(() => AppConfig.fromEnv({ WEBHOOK_ALLOWED_PRIVATE_CIDRS: '10.0.0.0/33' })).toThrow(/not a CIDR: 10.0.0.0\/33/);
     expect(() => AppConfig.fromEnv({ TRUSTED_PROXIES: 'proxy.local' })).toThrow(/not a CIDR: proxy.local/);
+    // A value the mail or translation client would only trip over at its first use.
+    expect(() => AppConfig.fromEnv({ SMTP_URL: 'None' })).toThrow(/SMTP_URL: must be an smtp:\/\/ or smtps:\/\/ URL/);
+    expect(() => AppConfig.fromEnv({ TRANSLATION_ENGINE_URL: 'libretranslate:5000' })).toThrow(
+      /TRANSLATION_ENGINE_URL: must be an http:\/\/ or https:\/\/ URL/,
+    );
+    expect(AppConfig.fromEnv({ SMTP_URL: 'smtp://127.0.0.1:2525', TRANSLATION_ENGINE_URL: 'http://127.0.0.1:5000' }).smtpUrl).toBe('smtp://127.0.0.1:2525');
   });
 
   it('says the api serves its self-signed certificate unless TLS_CERT_FILE and TLS_KEY_FILE are both given', () => {

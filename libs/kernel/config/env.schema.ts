@@ -128,7 +128,7 @@ export class EnvSchema {
   SHUTDOWN_GRACE_MS = 25000;
 
   @IsOptional()
-  @IsString()
+  @Matches(/^smtps?:\/\/[^\s/]+(\/\S*)?$/, { message: 'must be an smtp:// or smtps:// URL (e.g. smtps://user:password@mail.example.org:465)' })
   SMTP_URL?: string;
 
   @IsString()
@@ -180,7 +180,7 @@ export class EnvSchema {
   TRANSLATION_ENGINE: 'none' | 'libretranslate' | 'deepl' | 'apertium' = 'none';
 
   @IsOptional()
-  @IsString()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'must be an http:// or https:// URL (the engine, e.g. http://libretranslate:5000)' })
   TRANSLATION_ENGINE_URL?: string;
 
   @IsOptional()

@@ -2,9 +2,10 @@ import { AppConfig } from '@kernel/config';
 import { dataSourceOptions, migrateLocked } from '@kernel/database';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { Command } from '@kernel/cli';
+import { Command, UsageError } from '@kernel/cli';
 
 const DUPLICATE_DATABASE = '42P04';
+const MAX_WAIT_SECONDS = 600;
 const INVALID_CATALOG = '3D000';
 const pgCode = (err: unknown) => (err as { code?: string }).code;
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -52,16 +53,65 @@ async function migrate(config: AppConfig, revert: boolean): Promise<string[]> {
   }
 }
 
+/**
+ * Errors that mean "the server is not up yet", worth another try while `--wait` lasts: refused or
+ * unreachable sockets, a name not resolvable yet (a compose service still being created), and
+ * Postgres' own "starting up" / "shutting down" / "too many clients" answers.
+ */
+const NOT_UP_YET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '57P03', '57P01', '53300']);
+function notUpYet(err: unknown): boolean {
+  const code = pgCode(err);
+  if (code && NOT_UP_YET.has(code)) return true;
+  return /Connection terminated|timeout expired/i.test(err instanceof Error ? err.message : '');
+}
+
+function waitSeconds(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  const seconds = Number(raw);
+  if (!/^\d+$/.test(raw) || seconds > MAX_WAIT_SECONDS) throw new UsageError(`--wait takes whole seconds from 0 to ${MAX_WAIT_SECONDS}, got "${raw}"`);
+  return seconds;
+}
+
+/**
+ * Connects to the server of `url` until it answers, for at most `seconds`: an orchestrator that
+ * starts the database and this step together (podman-compose, which ignores `depends_on`
+ * conditions; a Kubernetes Job beside a database pod) then needs no wait of its own. Any other
+ * error (a wrong password, say) is answered at once.
+ */
+export async function waitForServer(url: string, seconds: number, log: (line: string) => void = () => undefined): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
+  let told = false;
+  for (;;) {
+    const probe = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      return;
+    } catch (err) {
+      if (pgCode(err) === INVALID_CATALOG) return; // the server answers; ensureDatabase makes the database
+      if (!notUpYet(err) || Date.now() >= deadline) throw err;
+      if (!told) log(`waiting up to ${seconds} s for the database server (${(err as Error).message})`);
+      told = true;
+    } finally {
+      await probe.end().catch(() => undefined);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 /** Runs without the Nest context: the tables the services need may not exist yet. */
 export const MIGRATE_COMMANDS: Command[] = [
   {
     words: ['migrate'],
-    usage: '[--revert]',
-    summary: 'create the database if missing, then apply pending migrations (or revert the last one)',
-    options: ['revert'],
+    usage: '[--revert] [--wait <seconds>]',
+    summary:
+      'create the database if missing, then apply pending migrations (or revert the last one); --wait: first wait up to that long for the database server to answer',
+    options: ['revert', 'wait'],
     arity: 0,
     async run({ args, config }) {
       const revert = args.has('revert');
+      const wait = waitSeconds(args.option('wait'));
+      if (wait > 0) await waitForServer(config.databaseDirectUrl, wait, (line) => process.stderr.write(`${line}\n`));
       const created = await ensureDatabase(config.databaseDirectUrl);
       const names = await migrate(config, revert);
       const verb = revert ? 'reverted' : 'applied';
