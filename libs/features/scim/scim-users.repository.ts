@@ -86,7 +86,7 @@ function where(organisationId: string, q: UserQuery): { sql: string; params: unk
   return { sql: parts.join(' AND '), params };
 }
 
-/** One user by id, read back after every write (and locked by one): named statements (see PreparedStatements). */
+/** One user by id, read back after a write (a create reads its own: SAVE_OF) and locked by one: named statements (see PreparedStatements). */
 const GET = (lock: boolean) =>
   `SELECT ${COLUMNS} ${FROM} LEFT JOIN groups g ON g.id = COALESCE(p.group_id, i.group_id)
     WHERE s.organisation_id = $1 AND ${LIVE} AND s.id = $2::bigint${lock ? ' FOR UPDATE OF s' : ''}`;
