@@ -6,6 +6,7 @@ import type { Counter } from 'prom-client';
 import { EntityManager } from 'typeorm';
 import { ScimCaller } from './model/scim-caller';
 import {
+  IdentityProvider,
   identityProviderOf,
   keptDetail,
   keptUserAgent,
@@ -92,6 +93,9 @@ const toEvent = (r: Record<string, unknown>): ProvisioningEvent => ({
   requestId: (r.request_id as string | null) ?? null,
 });
 
+/** How many distinct User-Agents the log keeps read (a connection sends the same one with every request). */
+const AGENTS_KEPT = 64;
+
 /** The insert failed inside a change's transaction: the change is made again without its row. */
 class LogUnwritten extends Error {}
 
@@ -107,6 +111,8 @@ class LogUnwritten extends Error {}
 export class ProvisioningLogService {
   private readonly logger = new Logger(ProvisioningLogService.name);
   private readonly failures: Counter<'outcome'>;
+  /** User-Agents as read for the log (identity provider, kept text), so each is parsed once, not per request. */
+  private readonly agents = new Map<string, readonly [IdentityProvider, string | null]>();
 
   constructor(
     private readonly tx: TransactionHost,
@@ -215,12 +221,13 @@ export class ProvisioningLogService {
     outcome: ProvisioningOutcome,
     e: Omit<RefusedRequest, 'scimType' | 'detail'> & { scimType?: string | null; detail?: string | null; changes: ProvisioningChanges | null },
   ): Promise<void> {
+    const [identityProvider, userAgent] = this.agent(caller.userAgent);
     await this.statements.queryIn(m, 'provisioning_event_insert', INSERT, [
       caller.organisationId,
       caller.connectionId,
       this.clock.now().toISOString(),
-      identityProviderOf(caller.userAgent),
-      keptUserAgent(caller.userAgent),
+      identityProvider,
+      userAgent,
       e.operation,
       e.resourceType,
       e.resourceId,
@@ -231,6 +238,18 @@ export class ProvisioningLogService {
       e.changes === null ? null : JSON.stringify(e.changes),
       caller.requestId ?? null,
     ]);
+  }
+
+  /** The identity provider a User-Agent names and the text kept of it; the map is emptied when full, so any agents a client sends cost memory only up to AGENTS_KEPT. */
+  private agent(userAgent: string | null | undefined): readonly [IdentityProvider, string | null] {
+    if (!userAgent) return ['other', null];
+    let read = this.agents.get(userAgent);
+    if (read === undefined) {
+      if (this.agents.size >= AGENTS_KEPT) this.agents.clear();
+      read = [identityProviderOf(userAgent), keptUserAgent(userAgent)];
+      this.agents.set(userAgent, read);
+    }
+    return read;
   }
 
   private unwritten(outcome: ProvisioningOutcome, err: unknown): void {

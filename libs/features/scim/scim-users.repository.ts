@@ -16,14 +16,15 @@ import type { ScimSlice } from './scim-walks';
  * live (listed, readable) while its address is a member, has a pending invitation, or was
  * deactivated through SCIM before accepting (its invitation withdrawn, `deactivated` set).
  */
-const FROM = `
-  FROM scim_users s
+const JOINS = `
   LEFT JOIN people p ON lower(p.email) = s.email_key AND p.organisation_id = s.organisation_id
   LEFT JOIN LATERAL (
     SELECT i.* FROM invitations i
      WHERE p.id IS NULL AND i.organisation_id = s.organisation_id AND lower(i.email) = s.email_key
      ORDER BY i.id DESC LIMIT 1
   ) i ON true`;
+const FROM = `
+  FROM scim_users s ${JOINS}`;
 
 /** The displayName answered (see displayNameOf in scim-user-model): SCIM's while the platform's name is the one SCIM's last write made. */
 const DISPLAY_NAME = `(CASE WHEN s.attributes IS NOT NULL
@@ -85,10 +86,18 @@ function where(organisationId: string, q: UserQuery): { sql: string; params: unk
   return { sql: parts.join(' AND '), params };
 }
 
-/** One user by id, read back after every write (and locked by one): named statements (see PreparedStatements). */
+/** One user by id, read back after a write (a create reads its own: SAVE_OF) and locked by one: named statements (see PreparedStatements). */
 const GET = (lock: boolean) =>
   `SELECT ${COLUMNS} ${FROM} LEFT JOIN groups g ON g.id = COALESCE(p.group_id, i.group_id)
     WHERE s.organisation_id = $1 AND ${LIVE} AND s.id = $2::bigint${lock ? ' FOR UPDATE OF s' : ''}`;
+
+/**
+ * saveAttributesOf: the write and the user it leaves in one statement. The scim_users columns are the
+ * UPDATE's RETURNING (its new values); the member, invitation and group are read as GET reads them
+ * (no trigger on scim_users changes them), so the row is what GET would answer next.
+ */
+const SAVE_OF = `WITH s AS (UPDATE scim_users SET ${SAVE_SET} WHERE organisation_id = $1 AND email_key = lower($12) RETURNING *)
+  SELECT ${COLUMNS}, ${LIVE} AS live FROM s ${JOINS} LEFT JOIN groups g ON g.id = COALESCE(p.group_id, i.group_id)`;
 
 @Injectable()
 export class ScimUsersRepository {
@@ -186,15 +195,26 @@ export class ScimUsersRepository {
     return { addressTaken: row.address === true, externalIdTaken: row.external_id === true };
   }
 
-  /** Writes the attributes (saveAttributes) of the scim_users row of an address, live or not; its id, or null when it has none. */
-  async saveAttributesOf(m: EntityManager, organisationId: string, address: string, f: UserFields, platformName: string | null): Promise<string | null> {
-    // TypeORM answers an UPDATE ... RETURNING as [rows, count].
-    const [rows] = (await m.query(`UPDATE scim_users SET ${SAVE_SET} WHERE organisation_id = $1 AND email_key = lower($12) RETURNING id`, [
+  /**
+   * Writes the attributes (saveAttributes) of the scim_users row of an address, live or not, and reads
+   * the user back in the same statement: its id and the user (`row`, null when not live), or null
+   * when the address has no row.
+   */
+  async saveAttributesOf(
+    m: EntityManager,
+    organisationId: string,
+    address: string,
+    f: UserFields,
+    platformName: string | null,
+  ): Promise<{ id: string; row: ScimUserRow | null } | null> {
+    const [found] = await this.statements.queryIn<ScimUserRow & { live: boolean }>(m, 'scim-user-save-of', SAVE_OF, [
       organisationId,
       ...saveParams(f, platformName),
       address,
-    ])) as [Array<{ id: string }>, number];
-    return rows[0] ? String(rows[0].id) : null;
+    ]);
+    if (!found) return null;
+    const { live, ...row } = found;
+    return { id: String(row.id), row: live ? row : null };
   }
 
   async delete(m: EntityManager, id: string): Promise<void> {

@@ -86,14 +86,18 @@ export class ScimUsersService {
             throw err instanceof DomainError && err.code === 'in_another_organisation' ? uniqueness(`userName: ${err.message}`) : err;
           });
         if (outcome.outcome === 'existing') throw uniqueness(`userName: ${next.userName} is already a User of this organisation.`);
-        const id = await this.repo.saveAttributesOf(m, org, next.userName, next, platformName(next)).catch((err: unknown) => {
+        const saved = await this.repo.saveAttributesOf(m, org, next.userName, next, platformName(next)).catch((err: unknown) => {
           throw pgCode(err) === PG_UNIQUE_VIOLATION
             ? uniqueness(`externalId: "${next.externalId}" is already used by another User of this organisation.`)
             : err;
         });
-        if (!id) throw new Error('scim: the person or invitation has no scim_users row; is the Scim migration applied?');
-        if (next.active === false) await this.setActive(m, caller, await this.load(m, org, id, true), next);
-        const after = await this.load(m, org, id);
+        if (!saved) throw new Error('scim: the person or invitation has no scim_users row; is the Scim migration applied?');
+        const id = saved.id;
+        let after = saved.row;
+        if (next.active === false) {
+          await this.setActive(m, caller, await this.load(m, org, id, true), next);
+          after = await this.load(m, org, id);
+        } else if (!after) throw notFound('user');
         await record(m, caller, { operation: 'create', resourceType: 'User', resourceId: id, status: 201, changes: attributeChanges(null, userState(after)) });
         return this.present(caller, after);
       }),

@@ -81,6 +81,9 @@ describe('the provisioning log’s rules', () => {
     expect(attributeChanges(before, before)).toEqual({ attributes: [], attributes_total: 0 });
     expect(attributeChanges(null, { userName: 'b@x.example' }).attributes).toEqual([{ attribute: 'userName', old: null, new: 'b@x.example' }]);
     expect(attributeChanges({ userName: 'b@x.example' }, null).attributes).toEqual([{ attribute: 'userName', old: 'b@x.example', new: null }]);
+    // A null attribute and an absent one are the same state; a value and null are not.
+    expect(attributeChanges({ title: null, name: { givenName: null } }, {})).toEqual({ attributes: [], attributes_total: 0 });
+    expect(attributeChanges({ title: 'Nurse' }, { title: null }).attributes).toEqual([{ attribute: 'title', old: 'Nurse', new: null }]);
   });
 
   it('cuts a long value to its JSON’s first characters', () => {

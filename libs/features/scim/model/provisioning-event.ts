@@ -136,11 +136,12 @@ function flatten(state: ScimJson | null): Map<string, unknown> {
   return out;
 }
 
-/** A value as kept: as it is when its JSON is short, else its JSON cut (a string ending in …). */
-function kept(value: unknown): unknown {
-  if (value === undefined) return null;
-  const json = JSON.stringify(value);
-  if (json === undefined) return null;
+/** A value's JSON as compared (absent and null alike); undefined for what JSON cannot hold. */
+const jsonOf = (value: unknown): string | undefined => JSON.stringify(value ?? null);
+
+/** A value as kept, from its JSON (jsonOf): as it is when that is short, else the JSON cut (a string ending in …). */
+function kept(value: unknown, json: string | undefined): unknown {
+  if (value === undefined || value === null || json === undefined) return null;
   return json.length <= VALUE_MAX ? value : cut(json, VALUE_MAX);
 }
 
@@ -148,11 +149,15 @@ function kept(value: unknown): unknown {
 export function attributeChanges(before: ScimJson | null, after: ScimJson | null): Pick<ProvisioningChanges, 'attributes' | 'attributes_total'> {
   const a = flatten(before);
   const b = flatten(after);
+  const keys = a.size === 0 ? [...b.keys()] : b.size === 0 ? [...a.keys()] : [...new Set([...a.keys(), ...b.keys()])];
   const changed: AttributeChange[] = [];
-  for (const key of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+  // Each value is serialised once: its JSON both compares the two sides and decides whether it is kept whole.
+  for (const key of keys.sort()) {
     const old = a.get(key);
     const next = b.get(key);
-    if (JSON.stringify(old ?? null) !== JSON.stringify(next ?? null)) changed.push({ attribute: key, old: kept(old), new: kept(next) });
+    const oldJson = jsonOf(old);
+    const nextJson = jsonOf(next);
+    if (oldJson !== nextJson) changed.push({ attribute: key, old: kept(old, oldJson), new: kept(next, nextJson) });
   }
   return { attributes: changed.slice(0, ATTRIBUTES_MAX), attributes_total: changed.length };
 }
