@@ -11,7 +11,7 @@ const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironmen
  * The core e2e specs the e2e-pgbouncer project runs a second time with DATABASE_URL through a real
  * PgBouncer in transaction mode and DATABASE_DIRECT_URL direct (docs/operations/scale.md, "A connection pooler").
  */
-const THROUGH_PGBOUNCER = ['auth', 'cases', 'documents-original-copy', 'idempotency', 'scim-paging', 'scim-users', 'webhooks-delivery'];
+const THROUGH_PGBOUNCER = ['auth', 'cases', 'documents-original-copy', 'idempotency', 'scim-paging', 'scim-users', 'sync', 'webhooks-delivery'];
 
 /** Unit specs sit beside the code; e2e specs in test/ run over real Postgres and Redis. */
 module.exports = {

@@ -200,7 +200,8 @@ describe('Conversations', () => {
   });
 
   it('documents no extra errors, and the whole-list answers without next_cursor', () => {
-    const common = ['400', '401', '403', '404', '405', '429', '500'];
+    // The front door's, and 404 where the path names a conversation (a wrong method or path is no call of these: no 405).
+    const common = ['400', '401', '403', '429', '500'];
     for (const path of [
       '/v1/conversations',
       '/v1/conversations/{id}',
@@ -208,7 +209,7 @@ describe('Conversations', () => {
       '/v1/conversations/{id}/summary',
       '/v1/conversations/{id}/transcript',
     ]) {
-      expect(Object.keys(doc.paths[path].get.responses).sort()).toEqual(['200', ...common].sort());
+      expect(Object.keys(doc.paths[path].get.responses).sort()).toEqual(['200', ...(path.includes('{') ? ['404'] : []), ...common].sort());
     }
     for (const path of ['/v1/conversations/{id}/facts', '/v1/conversations/{id}/transcript']) {
       expect(doc.paths[path].get.responses['200'].content['application/json'].schema.required).toEqual(['data']);

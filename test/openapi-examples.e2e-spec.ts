@@ -4,11 +4,14 @@ import { writeFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { join } from 'node:path';
 import request from 'supertest';
+import { CasesService } from '@features/cases';
 import { ConversationIngestService } from '@features/conversations';
 import { OrganisationsService } from '@features/organisations';
+import { AppConfig } from '@kernel/config';
+import { IdempotencyStore } from '@web/idempotency';
 import { operationKey, OperationExamples, recordedExamples } from '@web/openapi';
 import { makeTenant, Tenant } from './support/api';
-import { scimTenant, SCIM, patchOp } from './support/scim-client';
+import { scimTenant, ScimTenant, SCIM, patchOp } from './support/scim-client';
 import { startWebhookStand, WebhookStand } from './support/webhook-stand';
 import { until } from './support/until';
 
@@ -66,8 +69,14 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
   const reached = new Set<string>();
   /** The path parameters of each operation's successful call, for the refusals probed afterwards. */
   const liveParams: Record<string, Record<string, string>> = {};
-  let tenant: Tenant | undefined;
+  let tenant: ScimTenant | undefined;
   const probeStats: Record<string, number> = {};
+  /** The error codes each operation answered in this run (REST: the envelope's `error.code`). */
+  const answered: Record<string, Set<string>> = {};
+  /** While the scenario runs, every call of an operation that takes Idempotency-Key sends a fresh one. */
+  let keyEveryCall = false;
+  /** Of each such operation, its first successful call and the key it sent (for the reuse refused later). */
+  const keyed: Record<string, { params: Record<string, string>; key: string }> = {};
   const rand = () => Math.random().toString(36).slice(2, 8);
 
   beforeAll(async () => {
@@ -84,25 +93,32 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
     template: string,
     params: Record<string, string> = {},
     body?: unknown,
-    headers: Record<string, string> = {},
+    headers: Record<string, string | string[]> = {},
+    options: { agent?: Agent; build?: (req: request.Test) => request.Test } = {},
   ): Promise<Res> {
     const path = template.replace(/\{([a-z_]+)\}/g, (_, name: string) => encodeURIComponent(params[name]));
     const query = params.query ? `?${params.query}` : '';
     const scim = template.startsWith('/scim/');
+    const op = doc.paths[template]?.[method.toLowerCase()];
+    if (!op) throw new Error(`${method} ${template} is not in the document`);
+    const key = operationKey(method, template);
     let req = request(stand.api.url)[method.toLowerCase() as 'get'](`${path}${query}`).set(t.auth);
     // A call without a valid key comes from an address of its own: 60 refusals from one address in a
     // minute would make every later call answer 429 (the refused-key throttle), hiding the answers probed.
-    if (!/^Bearer svc_[0-9a-f]{64}$/.test(t.auth.Authorization) || t.auth.Authorization.endsWith('0'.repeat(64))) req = req.agent(nextLoopbackAgent());
+    if (options.agent) req = req.agent(options.agent);
+    else if (!/^Bearer svc_[0-9a-f]{64}$/.test(t.auth.Authorization) || t.auth.Authorization.endsWith('0'.repeat(64))) req = req.agent(nextLoopbackAgent());
     if (body instanceof Raw) req = req.set('Content-Type', body.type).send(body.text);
     else if (body !== undefined) req = req.set('Content-Type', scim ? 'application/scim+json' : 'application/json').send(JSON.stringify(body));
-    req = req.set(headers);
+    if (options.build) req = options.build(req);
+    const idempotent = op.parameters?.some((p: Json) => p.name === 'Idempotency-Key');
+    const sentKey = keyEveryCall && idempotent && headers['Idempotency-Key'] === undefined ? `ik-${rand()}${rand()}` : undefined;
+    req = req.set(sentKey ? { ...headers, 'Idempotency-Key': sentKey } : headers);
     const res = (await req) as unknown as Res;
     const sk = `${res.status} ${res.body?.error?.code ?? res.body?.scimType ?? ''}`;
     probeStats[sk] = (probeStats[sk] ?? 0) + 1;
-    const op = doc.paths[template]?.[method.toLowerCase()];
-    if (!op) throw new Error(`${method} ${template} is not in the document`);
+    if (res.status >= 400 && typeof res.body?.error?.code === 'string') (answered[key] ??= new Set()).add(res.body.error.code);
+    if (sentKey && res.status < 300) keyed[key] ??= { params, key: sentKey };
     const documented = op.responses[String(res.status)];
-    const key = operationKey(method, template);
     const entry = (recorded[key] ??= { responses: {} });
     if (!documented) {
       mismatches.push(`${key} answered ${res.status}, which it does not document: ${res.text}`);
@@ -131,6 +147,7 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
     const t = await scimTenant(api);
     tenant = t;
     await api.app.get(OrganisationsService).setConversationReview(t.organisationId, true);
+    keyEveryCall = true;
 
     // Who am I, and the permissions a group may carry.
     ok(await call(t, 'GET', '/v1/me'), 200);
@@ -310,6 +327,8 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
     ok(await call(t, 'DELETE', '/scim/v2/Groups/{id}', { id: scimGroup.id }), 204);
     ok(await call(t, 'DELETE', '/scim/v2/Users/{id}', { id: user.id }), 204);
 
+    keyEveryCall = false;
+
     // One refusal of each operation as a partner meets it first: without a key.
     for (const [method, template] of operationsOf(doc)) {
       const params = Object.fromEntries([...template.matchAll(/\{([a-z_]+)\}/g)].map((m) => [m[1], '1']));
@@ -363,6 +382,126 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
     expect(mismatches.slice(before)).toEqual([]);
   }, 180000);
 
+  it('provokes, on each operation, the codes it lists that the probes above do not reach', async () => {
+    if (!tenant) throw new Error('the scenario above makes the tenant: run the whole file');
+    const t = tenant;
+    const { api, db } = stand;
+    const orgs = api.app.get(OrganisationsService);
+    const before = mismatches.length;
+    const rest = operationsOf(doc).filter(([, path]) => !path.startsWith('/scim/'));
+    const live = (method: string, template: string) => liveParams[operationKey(method, template)] ?? {};
+
+    // The front door's refusals, on every operation: more than one Authorization header (400), the
+    // organisation's module off (403), an address outside its allow-list (403), and an address
+    // that used up its refused-key allowance this minute (429, valid key or not).
+    const off = await makeTenant(api.app);
+    await orgs.setModule(off.organisationId, false);
+    const fenced = await makeTenant(api.app);
+    await orgs.setAllowlist(fenced.organisationId, ['203.0.113.0/24']);
+    let throttled = nextLoopbackAgent();
+    const burn = async (agent: Agent) => {
+      for (let i = 0; i < 60; i++) await request(stand.api.url).get('/v1/me').agent(agent).set('Authorization', 'Bearer nope');
+    };
+    await burn(throttled);
+    for (const [method, template] of rest) {
+      const params = live(method, template);
+      await call(t, method, template, params, undefined, { Authorization: [t.auth.Authorization, t.auth.Authorization] }, { agent: nextLoopbackAgent() });
+      await call(off, method, template, params);
+      await call(fenced, method, template, params);
+      // The throttle counts by the minute: one that turned meanwhile frees the address, so take another.
+      if ((await call(t, method, template, params, undefined, {}, { agent: throttled })).status !== 429) {
+        throttled = nextLoopbackAgent();
+        await burn(throttled);
+        await call(t, method, template, params, undefined, {}, { agent: throttled });
+      }
+    }
+
+    // Idempotency-Key: a key another request of the connection still holds (409), and the key of a
+    // call answered earlier sent with another request (422).
+    const store = api.app.get(IdempotencyStore);
+    for (const [method, template, op] of rest) {
+      if (!op.parameters?.some((p: Json) => p.name === 'Idempotency-Key')) continue;
+      const params = live(method, template);
+      const held = `held-${rand()}${rand()}`;
+      await store.claim(t.connectionId, held, { method, path: template, fingerprint: 'another request' }, 60);
+      await call(t, method, template, params, { zz_other: 1 }, { 'Idempotency-Key': held });
+      const earlier = keyed[operationKey(method, template)];
+      if (earlier) await call(t, method, template, earlier.params, { zz_other: 1 }, { 'Idempotency-Key': earlier.key });
+    }
+
+    // Permission codes the API may not grant or take away: organisation.own, on a group of its own.
+    const owners = ok(await call(t, 'POST', '/v1/groups', {}, { name: `Owners ${rand()}` }), 201).data;
+    await db.query(`UPDATE groups SET permissions = ARRAY['organisation.own'] WHERE id = $1`, [owners.id]);
+    const plain = ok(await call(t, 'POST', '/v1/groups', {}, { name: `Plain ${rand()}` }), 201).data;
+    const someone = ok(await call(t, 'POST', '/v1/users', {}, { email: `someone-${rand()}@${t.domain}` }), 201).data;
+    await call(t, 'POST', '/v1/groups', {}, { name: `Would own ${rand()}`, permissions: ['organisation.own'] });
+    await call(t, 'POST', '/v1/groups', {}, { name: `Unknown ${rand()}`, permissions: ['no_such'] });
+    await call(t, 'PATCH', '/v1/groups/{id}', { id: plain.id }, { permissions: ['organisation.own'] });
+    await call(t, 'PUT', '/v1/groups/{id}/permissions', { id: plain.id }, { permissions: ['organisation.own'] });
+    await call(t, 'POST', '/v1/groups/{id}/permissions', { id: plain.id }, { code: 'organisation.own' });
+    await call(t, 'POST', '/v1/groups/{id}/permissions', { id: plain.id }, { code: 'no_such' });
+    await call(t, 'DELETE', '/v1/groups/{id}/permissions/{code}', { id: owners.id, code: 'organisation.own' });
+    await call(t, 'DELETE', '/v1/groups/{id}/permissions/{code}', { id: plain.id, code: 'no_such' });
+    await call(t, 'POST', '/v1/users', {}, { email: `owner-${rand()}@${t.domain}`, group_id: owners.id });
+    await call(t, 'PATCH', '/v1/users/{id}', { id: someone.id }, { group_id: owners.id });
+
+    // The last person able to manage people, in an organisation of their own: no change may remove them.
+    const lone = await scimTenant(api);
+    const managers = ok(await call(lone, 'POST', '/v1/groups', {}, { name: 'Managers', permissions: ['people.manage'] }), 201).data;
+    const manager = ok(await call(lone, 'POST', '/v1/users', {}, { email: `manager@${lone.domain}`, group_id: managers.id }), 201).data;
+    await call(lone, 'PATCH', '/v1/groups/{id}', { id: managers.id }, { permissions: [] });
+    await call(lone, 'PUT', '/v1/groups/{id}/permissions', { id: managers.id }, { permissions: [] });
+    await call(lone, 'DELETE', '/v1/groups/{id}/permissions/{code}', { id: managers.id, code: 'people.manage' });
+    await call(lone, 'DELETE', '/v1/groups/{id}', { id: managers.id });
+    await call(lone, 'PATCH', '/v1/users/{id}', { id: manager.id }, { disabled: true });
+    await call(lone, 'DELETE', '/v1/users/{id}', { id: manager.id });
+
+    // A person of that other organisation, a group holding a case, a closed case.
+    await call(t, 'POST', '/v1/users', {}, { email: `manager@${lone.domain}` });
+    const held = ok(await call(t, 'POST', '/v1/groups', {}, { name: `Holding ${rand()}` }), 201).data;
+    const kase = ok(await call(t, 'POST', '/v1/cases', {}, { external_ref: `HELD-${rand()}`, group_id: held.id }), 201).data;
+    await call(t, 'DELETE', '/v1/groups/{id}', { id: held.id });
+    await api.app.get(CasesService).close(kase.id);
+    await call(t, 'POST', '/v1/cases/{id}/conversations', { id: kase.id });
+
+    // Documents past the limits, and a file of no supported type.
+    const open = ok(await call(t, 'POST', '/v1/cases', {}, { external_ref: `DOCS-${rand()}` }), 201).data;
+    const config = api.app.get(AppConfig);
+    const toTranslate = { case_id: open.id, source_language: 'en', target_language: 'es' };
+    await call(t, 'POST', '/v1/documents', {}, { ...toTranslate, text: 'a'.repeat(config.documentMaxTextChars + 1) });
+    const upload = (content: Buffer, filename: string) => (req: request.Test) =>
+      req.field('case_id', open.id).field('target_language', 'es').attach('file', content, { filename });
+    await call(t, 'POST', '/v1/documents', {}, undefined, {}, { build: upload(Buffer.alloc(config.documentMaxFileBytes + 1, 'a'), 'big.txt') });
+    await call(t, 'POST', '/v1/documents', {}, undefined, {}, { build: upload(Buffer.from([0x4d, 0x5a, 0x90, 0x00, 0x03, 0xff]), 'tool.exe') });
+
+    expect(mismatches.slice(before)).toEqual([]);
+  }, 180000);
+
+  it('lists on each operation only codes it can answer: each was answered in this run, or is set apart below with the reason', () => {
+    const missing: string[] = [];
+    const listedAnywhere = new Set<string>();
+    for (const [method, path, op] of operationsOf(doc)) {
+      // SCIM answers RFC 7644's error schema, which lists no codes.
+      if (path.startsWith('/scim/')) continue;
+      const key = operationKey(method, path);
+      for (const [status, r] of Object.entries(op.responses as Json)) {
+        if (Number(status) < 400) continue;
+        const codes: string[] = (r as Json).content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ?? [];
+        for (const code of codes) {
+          listedAnywhere.add(`${key} ${code}`);
+          if (answered[key]?.has(code) || unprovoked(key, code)) continue;
+          missing.push(`${key} ${status} ${code}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    // Each entry set apart still names a code some operation lists (none left over from a change).
+    for (const { operation, code } of NOT_PROVOKED) {
+      const names = [...listedAnywhere].some((l) => l.endsWith(` ${code}`) && (operation === '*' || l === `${operation} ${code}`));
+      expect({ operation, code, listed: names }).toEqual({ operation, code, listed: true });
+    }
+  });
+
   it('the committed examples cover every operation: a success answer, and the request where it takes a body', () => {
     const examples = recordedExamples();
     const missing: string[] = [];
@@ -414,6 +553,20 @@ describe('OpenAPI examples: recorded from real answers, on every operation, vali
     expect(problems).toEqual([]);
   });
 });
+
+/**
+ * Codes an operation lists and can answer that this spec does not provoke, each with why, and the
+ * spec that shows the answer instead. `*`: every operation.
+ */
+const NOT_PROVOKED: Array<{ operation: string; code: string; why: string }> = [
+  {
+    operation: '*',
+    code: 'server_error',
+    why: 'an unexpected error (a fault, Postgres away): nothing a caller can send makes one; test/common-rules.e2e-spec.ts shows the answer on a route made to throw',
+  },
+];
+
+const unprovoked = (key: string, code: string) => NOT_PROVOKED.some((n) => n.code === code && (n.operation === '*' || n.operation === key));
 
 let loopback = 0;
 /** An HTTPS agent whose connections leave from the next loopback address (127.0.1.1, 127.0.1.2, …). */

@@ -43,7 +43,9 @@ describe('GET /v1/openapi.json', () => {
 
   it('documents every call with its answers and the common error answers', () => {
     const me = doc.paths['/v1/me'].get;
-    expect(Object.keys(me.responses).sort()).toEqual(['200', '400', '401', '403', '404', '405', '429', '500']);
+    // No object named (no 404), and a wrong method or path is no call of this operation (no 405).
+    expect(Object.keys(me.responses).sort()).toEqual(['200', '400', '401', '403', '429', '500']);
+    expect(Object.keys(doc.paths['/v1/groups/{id}'].get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500']);
     expect(me.responses['401'].content['application/json'].schema.properties.error.properties.code.enum).toEqual(['unauthorised']);
     expect(doc.paths['/v1/openapi.json']).toBeUndefined(); // served, not described as an operation
     expect(doc.paths['/docs']).toBeUndefined();
@@ -52,7 +54,9 @@ describe('GET /v1/openapi.json', () => {
   it("lists on each error answer the codes that call can answer: the front door's and its own", () => {
     const codes = (path: string, method: string, status: string): string[] =>
       doc.paths[path][method].responses[status].content['application/json'].schema.properties.error.properties.code.enum;
-    expect(codes('/v1/me', 'get', '403')).toEqual(['module_off', 'scope_missing', 'ip_not_allowed']);
+    // /v1/me needs no scope, so it cannot answer scope_missing; a call that needs one can.
+    expect(codes('/v1/me', 'get', '403')).toEqual(['module_off', 'ip_not_allowed']);
+    expect(codes('/v1/groups', 'get', '403')).toEqual(['module_off', 'scope_missing', 'ip_not_allowed']);
     expect(codes('/v1/webhooks', 'post', '422').sort()).toEqual(['idempotency_key_reused', 'validation_failed']);
     expect(codes('/v1/webhooks', 'post', '409')).toEqual(['idempotency_key_in_use']);
     expect(codes('/v1/webhooks/{id}/test', 'post', '429')).toEqual(['rate_limited']);

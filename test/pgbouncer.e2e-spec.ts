@@ -6,6 +6,7 @@ import { DatabaseModule, MIGRATIONS } from '@kernel/database';
 import { ENTITIES } from '@features/entities';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { makeTenant, startApi } from './support/api';
 import { startPgBouncer, PgBouncer } from './support/pgbouncer';
 import { dropDatabase, recreateDatabase, withDatabase } from './support/test-db';
 import { until } from './support/until';
@@ -148,6 +149,36 @@ describe('PgBouncer in transaction mode', () => {
       expect(await pooledClients()).toContain('worker-document-intake');
     });
   });
+
+  it('every server connection busy: a call waits no longer than query_wait_timeout, answers 500 server_error with Retry-After, and works once one is free', async () => {
+    const small = await startPgBouncer({ serverUrl: server, poolSize: 1, queryWaitTimeout: 2 });
+    const api = await startApi({ DATABASE_URL: small.url(database), DATABASE_DIRECT_URL: direct });
+    const holder = new Client({ connectionString: small.url(database) });
+    holder.on('error', () => undefined);
+    try {
+      const t = await makeTenant(api.app);
+      expect((await api.http().get('/v1/cases').set(t.auth)).status).toBe(200);
+      // The pool's one server connection, held in a transaction: every other statement queues behind it.
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1');
+      const started = Date.now();
+      const res = await api.http().get('/v1/cases').set(t.auth);
+      const waited = Date.now() - started;
+      expect({ status: res.status, body: res.body, retryAfter: res.headers['retry-after'] }).toEqual({
+        status: 500,
+        body: { error: { code: 'server_error', message: 'A service this call needs is unreachable for the moment. Try again in a few seconds.' } },
+        retryAfter: '5',
+      });
+      expect(waited).toBeLessThan(10_000);
+      await holder.query('COMMIT');
+      expect((await api.http().get('/v1/cases').set(t.auth)).status).toBe(200);
+    } finally {
+      await holder.end().catch(() => undefined);
+      await api.close();
+      await small.stop();
+    }
+  }, 60_000);
 
   it('two api replicas migrating on start through the pooler migrate once, on the direct connection', async () => {
     const name = `${database}_pgb_${Date.now() % 100000}`;

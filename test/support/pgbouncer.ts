@@ -22,6 +22,8 @@ export interface PgBouncerOptions {
   serverUrl: string;
   /** Server connections per (database, user) pair: small, so clients really share them. */
   poolSize?: number;
+  /** Seconds a client's query may wait for a server connection before PgBouncer refuses it (its default: 120). */
+  queryWaitTimeout?: number;
 }
 
 function freePort(): Promise<number> {
@@ -43,7 +45,7 @@ const quoted = (s: string) => `"${s.replace(/"/g, '""')}"`;
  * the user must still be in the auth file); towards Postgres it signs in as the server URL's user.
  * As root it drops to the `postgres` user (PgBouncer refuses to run as root).
  */
-export async function startPgBouncer({ serverUrl, poolSize = 4 }: PgBouncerOptions): Promise<PgBouncer> {
+export async function startPgBouncer({ serverUrl, poolSize = 4, queryWaitTimeout }: PgBouncerOptions): Promise<PgBouncer> {
   const program = PROGRAMS.find((p) => existsSync(p));
   if (!program) throw new Error('pgbouncer is not installed (apt-get install pgbouncer; scripts/test-services.js does it as root)');
   const server = new URL(serverUrl);
@@ -68,6 +70,7 @@ export async function startPgBouncer({ serverUrl, poolSize = 4 }: PgBouncerOptio
       'pool_mode = transaction',
       `admin_users = ${user}`, // SHOW CLIENTS on the admin console (database "pgbouncer")
       `default_pool_size = ${poolSize}`,
+      ...(queryWaitTimeout === undefined ? [] : [`query_wait_timeout = ${queryWaitTimeout}`]),
       'max_client_conn = 1000',
       // LIFO reuse (the default, said here because the pooler spec relies on it): the server
       // connection used last is handed out next.

@@ -10,7 +10,7 @@ class FakeManager {
 
   async query(sql: string, params: unknown[] = []): Promise<unknown[]> {
     this.log.push({ sql, params });
-    if (/FOR UPDATE/.test(sql)) return [{ id: params[0] }];
+    if (/FOR NO KEY UPDATE/.test(sql)) return [{ id: params[0] }];
     if (/count\(\*\)/.test(sql)) return [{ n: this.state.managers, owners: this.state.owners }];
     throw new Error(`unexpected query: ${sql}`);
   }
@@ -88,14 +88,14 @@ describe('PeopleManagersService.preserving (last_people_manager)', () => {
     const order: string[] = [];
     const query = m.query.bind(m);
     m.query = async (sql: string, params: unknown[] = []) => {
-      order.push(/FOR UPDATE/.test(sql) ? 'lock' : 'count');
+      order.push(/FOR NO KEY UPDATE/.test(sql) ? 'lock' : 'count');
       return query(sql, params);
     };
     await service.preserving('7', async () => {
       order.push('change');
     });
     expect(order).toEqual(['lock', 'count', 'change', 'count']);
-    expect(m.log[0].sql).toMatch(/FROM organisations WHERE id = \$1 FOR UPDATE/);
+    expect(m.log[0].sql).toMatch(/FROM organisations WHERE id = \$1 FOR NO KEY UPDATE/);
     expect(m.log[0].params).toEqual(['7']);
   });
 });

@@ -17,6 +17,10 @@ interface Holders {
  * key (REST or SCIM) can neither lock the organisation out of managing its people nor out of
  * the Integrations section, whose owners can always sign in. Changes run under a lock on the
  * organisation's row, so two concurrent demotions are serialised and the second one sees the first.
+ * The lock is FOR NO KEY UPDATE, which serialises these changes as well as FOR UPDATE would but
+ * leaves alone the key-share locks of rows being inserted that reference the organisation (a
+ * person or case added meanwhile): with FOR UPDATE, a change here waiting on a group's row could
+ * wait on an add that holds that row and waits on the organisation's (a deadlock).
  */
 @Injectable()
 export class PeopleManagersService {
@@ -25,7 +29,7 @@ export class PeopleManagersService {
   /** Runs `change` in the current transaction under the organisation lock; refuses and rolls back if it removes the last manager or owner. */
   async preserving<T>(organisationId: string, change: (m: EntityManager) => Promise<T>): Promise<T> {
     return this.tx.run(async (m) => {
-      await m.query(`SELECT id FROM organisations WHERE id = $1 FOR UPDATE`, [organisationId]);
+      await m.query(`SELECT id FROM organisations WHERE id = $1 FOR NO KEY UPDATE`, [organisationId]);
       const before = await this.holders(m, organisationId);
       const result = await change(m);
       const after = await this.holders(m, organisationId);

@@ -9,3 +9,4 @@ export * from './core.module';
 export * from './cursor-codec';
 export * from './paginate';
 export * from './transaction-host';
+export * from './database-outage';

@@ -1,4 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 import type { Scope } from '@kernel/core';
 import type { Principal } from './principal';
 
@@ -6,8 +7,11 @@ export const SCOPES_KEY = 'auth:scopes';
 export const PUBLIC_KEY = 'auth:public';
 export const UNTHROTTLED_KEY = 'auth:unthrottled';
 
-/** The scope a call needs; none means any valid key. */
-export const RequireScopes = (...scopes: Scope[]) => SetMetadata(SCOPES_KEY, scopes);
+/**
+ * The scope a call needs; none means any valid key. The OpenAPI description reads it too
+ * (`x-scopes`, removed once read): only a call that needs a scope lists 403 scope_missing.
+ */
+export const RequireScopes = (...scopes: Scope[]) => applyDecorators(SetMetadata(SCOPES_KEY, scopes), ApiExtension('x-scopes', scopes));
 
 /**
  * No key at all (the OpenAPI document, the invitation page, health probes). The refused-key

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@kernel/core';
+import { isDatabaseUnavailable } from '@kernel/database';
 import { isRedisUnavailable } from '@kernel/redis';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
@@ -59,8 +60,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const message = status === 413 ? 'The request body is too large.' : exception.message;
       return { code: CODE_BY_STATUS[status], message };
     }
-    if (isRedisUnavailable(exception)) {
-      // A call that cannot work without Redis fails fast (see RedisModule) and says when to try again.
+    if (isRedisUnavailable(exception) || isDatabaseUnavailable(exception)) {
+      // A call that cannot work without Redis fails fast (see RedisModule) and says when to try again;
+      // so does one the database could not take (every pooled connection busy until the pooler's
+      // query_wait_timeout, a restart): the contract's only 5xx is 500, so it is that, with Retry-After.
       this.logger.warn(`answered 500 with Retry-After: ${(exception as Error).message}`);
       return {
         code: 'server_error',

@@ -42,7 +42,8 @@ still running it answers 409 \`idempotency_key_in_use\`; with a different reques
 \`idempotency_key_reused\`. Errors are not stored, so a corrected request may reuse its key.
 
 **Errors.** Objects of another organisation answer 404, never 403. A known path with a wrong method
-answers 405 with \`Allow\`. A body field that is not known, or not valid, answers 422 \`validation_failed\`
+answers 405 \`method_not_allowed\` with \`Allow\`, and an unknown path 404 \`not_found\`: answers to no
+described operation, which list only what a call of theirs can answer. A body field that is not known, or not valid, answers 422 \`validation_failed\`
 naming the field, once, with the first rule it breaks (a missing one: \`events: is required\`). Names every JavaScript object has
 (\`__proto__\`, \`constructor\`, \`toString\`…) are unknown fields at any depth, and unknown query
 parameters of a list. No string may contain the NUL character and no array more than 1000 values (the

@@ -1,5 +1,5 @@
 import { NO_NUL, NOT_BLANK } from '@web/http';
-import { commonErrors, stateRequestLimits, toOpenApi31Nullables } from './openapi-post-process';
+import { commonErrorCodes, commonErrors, stateRequestLimits, toOpenApi31Nullables } from './openapi-post-process';
 
 describe('toOpenApi31Nullables', () => {
   it('turns nullable scalars into a type list', () => {
@@ -97,17 +97,25 @@ describe('stateRequestLimits', () => {
 });
 
 describe('commonErrors', () => {
-  it('groups the common codes under the status the error table gives each', () => {
-    expect(commonErrors()).toEqual({
-      '400':
-        '`invalid_request`: malformed JSON, a body not sent as application/json or not in UTF-8, bad query parameters (an empty `cursor` too), or more than one `Authorization` header.',
-      '401': '`unauthorised`: no key sent, or the key is malformed or revoked (a header without the `Bearer` scheme is told the form it must have).',
-      '403': '`module_off`, `scope_missing`, `ip_not_allowed`.',
-      '404': '`not_found`: no such path, or no such object in this organisation.',
-      '405': '`method_not_allowed`: the path exists with other methods (see the `Allow` header).',
-      '429':
-        '`rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).',
-      '500': '`server_error`: an unexpected error; the message carries an error id.',
-    });
+  const common = {
+    '400':
+      '`invalid_request`: malformed JSON, a body not sent as application/json or not in UTF-8, bad query parameters (an empty `cursor` too), or more than one `Authorization` header.',
+    '401': '`unauthorised`: no key sent, or the key is malformed or revoked (a header without the `Bearer` scheme is told the form it must have).',
+    '403': '`module_off`, `scope_missing`, `ip_not_allowed`.',
+    '429':
+      '`rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).',
+    '500': '`server_error`: an unexpected error; the message carries an error id.',
+  };
+
+  it('groups the common codes under the status the error table gives each; 404 only where the path names an object, 405 nowhere', () => {
+    expect(commonErrors({ names: true, scoped: true })).toEqual({ ...common, '404': '`not_found`: no such object in this organisation.' });
+    expect(commonErrors({ names: false, scoped: true })).toEqual(common);
+    expect([...commonErrorCodes({ names: false, scoped: true }).values()].flat()).not.toContain('not_found');
+    expect([...commonErrorCodes({ names: true, scoped: true }).values()].flat()).toContain('not_found');
+  });
+
+  it('lists scope_missing only for a call that needs a scope', () => {
+    expect(commonErrors({ names: false, scoped: false })['403']).toBe('`module_off`, `ip_not_allowed`.');
+    expect(commonErrorCodes({ names: false, scoped: false }).get(403)).toEqual(['module_off', 'ip_not_allowed']);
   });
 });

@@ -72,18 +72,30 @@ export function stateRequestLimits(doc: Json): void {
   }
 }
 
-/** The errors any authenticated call may answer, each with what it means there (none: the code says it). */
-const COMMON_ERROR_CODES: Array<[ErrorCode, string?]> = [
+/** What an operation is, for the common errors that depend on it. */
+export interface OperationShape {
+  /** Its path template takes parameters (`{id}`): it names an object that may not exist. */
+  names: boolean;
+  /** It needs a scope (RequireScopes), which a key may lack. */
+  scoped: boolean;
+}
+
+/**
+ * The errors an authenticated call may answer, each with what it means there (none: the code says
+ * it) and, when not every call can answer it, which can. Neither an unknown path (404) nor a wrong
+ * method (405, with `Allow`) is a call of a described operation: the description says so in its
+ * introduction, and an operation lists not_found only where it names an object.
+ */
+const COMMON_ERROR_CODES: Array<[ErrorCode, string | undefined, ((op: OperationShape) => boolean)?]> = [
   [
     'invalid_request',
     'malformed JSON, a body not sent as application/json or not in UTF-8, bad query parameters (an empty `cursor` too), or more than one `Authorization` header',
   ],
   ['unauthorised', 'no key sent, or the key is malformed or revoked (a header without the `Bearer` scheme is told the form it must have)'],
-  ['module_off'],
-  ['scope_missing'],
-  ['ip_not_allowed'],
-  ['not_found', 'no such path, or no such object in this organisation'],
-  ['method_not_allowed', 'the path exists with other methods (see the `Allow` header)'],
+  ['module_off', undefined],
+  ['scope_missing', undefined, (op) => op.scoped],
+  ['ip_not_allowed', undefined],
+  ['not_found', 'no such object in this organisation', (op) => op.names],
   [
     'rate_limited',
     'the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`)',
@@ -91,17 +103,21 @@ const COMMON_ERROR_CODES: Array<[ErrorCode, string?]> = [
   ['server_error', 'an unexpected error; the message carries an error id'],
 ];
 
-/** The codes of COMMON_ERROR_CODES by status. */
-export function commonErrorCodes(): Map<number, ErrorCode[]> {
+/** The codes of COMMON_ERROR_CODES an operation of this shape can answer, by status. */
+export function commonErrorCodes(shape: OperationShape): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const [code] of COMMON_ERROR_CODES) byStatus.set(STATUS_BY_CODE[code], [...(byStatus.get(STATUS_BY_CODE[code]) ?? []), code]);
+  for (const [code, , applies] of COMMON_ERROR_CODES) {
+    if (applies && !applies(shape)) continue;
+    byStatus.set(STATUS_BY_CODE[code], [...(byStatus.get(STATUS_BY_CODE[code]) ?? []), code]);
+  }
   return byStatus;
 }
 
-/** The common error answers by status, the status of each code taken from the one table (STATUS_BY_CODE). */
-export function commonErrors(): Record<string, string> {
+/** The common error answers of an operation of this shape by status, the status of each code taken from the one table (STATUS_BY_CODE). */
+export function commonErrors(shape: OperationShape): Record<string, string> {
   const byStatus = new Map<number, string[]>();
-  for (const [code, why] of COMMON_ERROR_CODES) {
+  for (const [code, why, applies] of COMMON_ERROR_CODES) {
+    if (applies && !applies(shape)) continue;
     const status = STATUS_BY_CODE[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), why ? `\`${code}\`: ${why}` : `\`${code}\``]);
   }
@@ -155,11 +171,16 @@ export function finishDocument(doc: OpenAPIObject): OpenAPIObject {
     'X-Request-Id': { description: 'Id of this request, for support and logs.', schema: { type: 'string' } },
     ...RATE_LIMIT_HEADERS,
   } as never;
-  const common = commonErrors();
-  const commonCodes = commonErrorCodes();
   for (const [path, item] of Object.entries(out.paths ?? {})) {
     for (const op of Object.values(item as Json) as Json[]) {
       if (!op || typeof op !== 'object' || !op.responses) continue;
+      // SCIM's operations are described by hand (scim-openapi.ts) and each answers RFC 7644's error
+      // schema, which lists no codes: their 403 still names scope_missing.
+      const scopes = op['x-scopes'];
+      delete op['x-scopes'];
+      const shape: OperationShape = { names: path.includes('{'), scoped: path.startsWith('/scim/') || (Array.isArray(scopes) && scopes.length > 0) };
+      const common = commonErrors(shape);
+      const commonCodes = commonErrorCodes(shape);
       const responses = op.responses as Record<string, Json>;
       const isPublic = Array.isArray(op.security) && (op.security as unknown[]).length === 0;
       if (!isPublic) {

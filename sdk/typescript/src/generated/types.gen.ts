@@ -1527,29 +1527,11 @@ export type GetMeErrors = {
         };
     };
     /**
-     * `module_off`, `scope_missing`, `ip_not_allowed`.
+     * `module_off`, `ip_not_allowed`.
      */
     403: {
         error: {
-            code: 'module_off' | 'scope_missing' | 'ip_not_allowed';
-            message: string;
-        };
-    };
-    /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
+            code: 'module_off' | 'ip_not_allowed';
             message: string;
         };
     };
@@ -1635,24 +1617,6 @@ export type ListGroupsErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
-            message: string;
-        };
-    };
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: {
@@ -1727,24 +1691,6 @@ export type CreateGroupErrors = {
     403: {
         error: {
             code: 'permission_not_grantable' | 'module_off' | 'scope_missing' | 'ip_not_allowed';
-            message: string;
-        };
-    };
-    /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -1840,20 +1786,11 @@ export type DeleteGroupErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -1938,20 +1875,11 @@ export type GetGroupErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -2029,20 +1957,11 @@ export type UpdateGroupErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -2138,20 +2057,11 @@ export type GetGroupPermissionsErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -2233,20 +2143,11 @@ export type AddGroupPermissionErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -2340,20 +2241,11 @@ export type SetGroupPermissionsErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -2451,20 +2343,11 @@ export type RemoveGroupPermissionErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -2549,24 +2432,6 @@ export type ListPermissionsErrors = {
     403: {
         error: {
             code: 'module_off' | 'scope_missing' | 'ip_not_allowed';
-            message: string;
-        };
-    };
-    /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -2656,24 +2521,6 @@ export type ListUsersErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
-            message: string;
-        };
-    };
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: {
@@ -2748,24 +2595,6 @@ export type AddUserErrors = {
     403: {
         error: {
             code: 'permission_not_grantable' | 'module_off' | 'scope_missing' | 'ip_not_allowed';
-            message: string;
-        };
-    };
-    /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -2875,20 +2704,11 @@ export type RemoveUserErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -2973,20 +2793,11 @@ export type GetUserErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -3064,20 +2875,11 @@ export type UpdateUserErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -3181,24 +2983,6 @@ export type ListInvitationsErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
-            message: string;
-        };
-    };
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: {
@@ -3276,20 +3060,11 @@ export type WithdrawInvitationErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -3373,24 +3148,6 @@ export type ListCasesErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
-            message: string;
-        };
-    };
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: {
@@ -3465,24 +3222,6 @@ export type OpenCaseErrors = {
     403: {
         error: {
             code: 'module_off' | 'scope_missing' | 'ip_not_allowed';
-            message: string;
-        };
-    };
-    /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -3584,20 +3323,11 @@ export type GetCaseErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -3681,20 +3411,11 @@ export type GetCaseConversationUrlErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -3798,24 +3519,6 @@ export type ListConversationsErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
-            message: string;
-        };
-    };
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: {
@@ -3893,20 +3596,11 @@ export type GetConversationErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -3984,20 +3678,11 @@ export type ListConversationFactsErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -4075,20 +3760,11 @@ export type GetConversationTranscriptErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -4166,20 +3842,11 @@ export type GetConversationSummaryErrors = {
         };
     };
     /**
-     * `not_found`: conversation review is off for the organisation, or no summary has been written yet (the message says which); `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: conversation review is off for the organisation, or no summary has been written yet (the message says which); `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -4277,24 +3944,6 @@ export type ListProvisioningEventsErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
-            message: string;
-        };
-    };
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: {
@@ -4376,24 +4025,6 @@ export type ListWebhooksErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
-            message: string;
-        };
-    };
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: {
@@ -4468,24 +4099,6 @@ export type CreateWebhookErrors = {
     403: {
         error: {
             code: 'module_off' | 'scope_missing' | 'ip_not_allowed';
-            message: string;
-        };
-    };
-    /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -4581,20 +4194,11 @@ export type DeleteWebhookErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -4670,20 +4274,11 @@ export type GetWebhookErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -4767,20 +4362,11 @@ export type TestWebhookErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -4901,20 +4487,11 @@ export type ListWebhookDeliveriesErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -5000,20 +4577,11 @@ export type GetWebhookDeliveryErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -5101,20 +4669,11 @@ export type ResendWebhookDeliveryErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -5216,20 +4775,11 @@ export type RecoverWebhookDeliveriesErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -5331,20 +4881,11 @@ export type RotateWebhookSecretErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -5446,20 +4987,11 @@ export type EnableWebhookErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -5552,24 +5084,6 @@ export type CreateDocumentErrors = {
     403: {
         error: {
             code: 'module_off' | 'scope_missing' | 'ip_not_allowed';
-            message: string;
-        };
-    };
-    /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: {
-        error: {
-            code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -5683,20 +5197,11 @@ export type GetDocumentErrors = {
         };
     };
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: {
         error: {
             code: 'not_found';
-            message: string;
-        };
-    };
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: {
-        error: {
-            code: 'method_not_allowed';
             message: string;
         };
     };
@@ -5775,14 +5280,6 @@ export type ScimListUsersErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: ScimError;
@@ -5833,14 +5330,6 @@ export type ScimCreateUserErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: ScimError;
@@ -5881,14 +5370,6 @@ export type ScimSearchUsersErrors = {
      * `module_off`, `scope_missing`, `ip_not_allowed`.
      */
     403: ScimError;
-    /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -5936,13 +5417,9 @@ export type ScimDeleteUserErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -5999,13 +5476,9 @@ export type ScimGetUserErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -6062,13 +5535,9 @@ export type ScimPatchUserErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -6125,13 +5594,9 @@ export type ScimReplaceUserErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -6195,14 +5660,6 @@ export type ScimListGroupsErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: ScimError;
@@ -6253,14 +5710,6 @@ export type ScimCreateGroupErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: ScimError;
@@ -6301,14 +5750,6 @@ export type ScimSearchGroupsErrors = {
      * `module_off`, `scope_missing`, `ip_not_allowed`.
      */
     403: ScimError;
-    /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -6356,13 +5797,9 @@ export type ScimDeleteGroupErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -6419,13 +5856,9 @@ export type ScimGetGroupErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -6482,13 +5915,9 @@ export type ScimPatchGroupErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -6545,13 +5974,9 @@ export type ScimReplaceGroupErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -6594,14 +6019,6 @@ export type ScimServiceProviderConfigErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
-    /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
     429: ScimError;
@@ -6642,14 +6059,6 @@ export type ScimListResourceTypesErrors = {
      * `module_off`, `scope_missing`, `ip_not_allowed`.
      */
     403: ScimError;
-    /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -6710,13 +6119,9 @@ export type ScimGetResourceTypeErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -6761,14 +6166,6 @@ export type ScimListSchemasErrors = {
      * `module_off`, `scope_missing`, `ip_not_allowed`.
      */
     403: ScimError;
-    /**
-     * `not_found`: no such path, or no such object in this organisation.
-     */
-    404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
@@ -6829,13 +6226,9 @@ export type ScimGetSchemaErrors = {
      */
     403: ScimError;
     /**
-     * `not_found`: no such path, or no such object in this organisation.
+     * `not_found`: no such object in this organisation.
      */
     404: ScimError;
-    /**
-     * `method_not_allowed`: the path exists with other methods (see the `Allow` header).
-     */
-    405: ScimError;
     /**
      * `rate_limited`: the connection used up its rate limit (see `Retry-After`, `RateLimit`), or too many calls from this address were refused 401 (or 400 for more than one `Authorization` header) this minute (see `Retry-After`).
      */
