@@ -41,21 +41,35 @@ describe('MicroBatch', () => {
     await expect(Promise.all([batch.push(1), batch.push(2)])).rejects.toThrow('1 results for 2 items');
   });
 
-  it('with a window, gathers calls made across turns', async () => {
-    const runs: number[][] = [];
-    const batch = new MicroBatch<number, number>(
-      async (items) => {
-        runs.push(items);
-        return items;
-      },
-      100,
-      30,
-    );
-    const first = batch.push(1);
-    await new Promise((r) => setImmediate(r));
-    const second = batch.push(2);
-    expect(await Promise.all([first, second])).toEqual([1, 2]);
-    expect(runs).toEqual([[1, 2]]);
+  it('with a window, gathers calls made across turns, and a call after the window goes in the next batch', async () => {
+    // Fake timers: the window is the batch's own clock, so the test does not race a busy machine.
+    jest.useFakeTimers();
+    try {
+      const runs: number[][] = [];
+      const batch = new MicroBatch<number, number>(
+        async (items) => {
+          runs.push(items);
+          return items;
+        },
+        100,
+        30,
+      );
+      const first = batch.push(1);
+      jest.advanceTimersByTime(20); // later turns, still inside the window of the first call
+      const second = batch.push(2);
+      expect(runs).toEqual([]);
+      jest.advanceTimersByTime(10); // the window ends 30 ms after the first call
+      expect(await Promise.all([first, second])).toEqual([1, 2]);
+      expect(runs).toEqual([[1, 2]]);
+      const third = batch.push(3);
+      jest.advanceTimersByTime(29);
+      expect(runs).toEqual([[1, 2]]);
+      jest.advanceTimersByTime(1);
+      expect(await third).toBe(3);
+      expect(runs).toEqual([[1, 2], [3]]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('fails the batch, not the process, when run throws before returning a promise', async () => {
