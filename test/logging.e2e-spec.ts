@@ -24,8 +24,10 @@ describe('logs (the built api as a real process)', () => {
     });
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
-    for (let i = 0; i < 100 && !output.includes('api listening'); i++) await new Promise((r) => setTimeout(r, 100));
-  }, 20_000);
+    // A busy machine may take a while to start a second api; the hook says so instead of timing out silently.
+    for (let i = 0; i < 600 && !output.includes('api listening'); i++) await new Promise((r) => setTimeout(r, 100));
+    if (!output.includes('api listening')) throw new Error(`the built api did not start within 60 s:\n${output}`);
+  }, 90_000);
 
   afterAll(async () => {
     child.kill('SIGTERM');
