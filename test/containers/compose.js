@@ -39,13 +39,7 @@ const REPLICAS_DOWN = 'docker compose -f docker/docker-compose.yml -f docker/doc
 const DOWN = `${BASE} down`;
 const DOWN_VOLUMES = `${BASE} down -v`;
 
-let results = 0;
-function check(cond, what, detail) {
-  if (!cond) throw new Error(`FAILED: ${what}${detail === undefined ? '' : `\n${typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2)}`}`);
-  results++;
-  process.stdout.write(`  ok ${results} - ${what}\n`);
-}
-const say = (line) => process.stdout.write(`\n# ${line}\n`);
+const { check, say, passed } = p.checks();
 
 /**
  * Runs one of the manual's compose lines: leading VAR=value words join the environment, then
@@ -237,7 +231,7 @@ async function main() {
   await composeOk(DOWN_VOLUMES, env);
   const left = await containers();
   check(left.size === 0, 'nothing of the project is left running', [...left.keys()]);
-  process.stdout.write(`\ncompose test: ${results} checks passed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  process.stdout.write(`\ncompose test: ${passed()} checks passed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
 /** GET over the published port, the api's self-signed certificate not checked (curl -k). */

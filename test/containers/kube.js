@@ -24,13 +24,7 @@ const DATABASE = `integrations_kube_${process.pid}`;
 const PREFIX = `iakube${process.pid}`;
 const { withDatabase } = p;
 
-let results = 0;
-function check(cond, what, detail) {
-  if (!cond) throw new Error(`FAILED: ${what}${detail === undefined ? '' : `\n${typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2)}`}`);
-  results++;
-  process.stdout.write(`  ok ${results} - ${what}\n`);
-}
-const say = (line) => process.stdout.write(`\n# ${line}\n`);
+const { check, say, passed } = p.checks();
 
 /** The manifests kustomization.yaml lists, in its order, as parsed documents. */
 function manifests() {
@@ -284,7 +278,7 @@ async function main() {
   const down = await p.podman(['kube', 'down', appFile]);
   check(down.code === 0, 'podman kube down removes the pods', down);
   for (const d of deployments) pods.delete(`${d.metadata.name}-pod-0`);
-  process.stdout.write(`\nkube test: ${results} checks passed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  process.stdout.write(`\nkube test: ${passed()} checks passed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
 const cleanupServers = () => p.dropServerState({ serverUrl: SERVER_URL, database: DATABASE, redisUrl: REDIS_URL, prefix: PREFIX });

@@ -308,6 +308,23 @@ function runMain(main, run) {
     });
 }
 
+/**
+ * The checks of a container test, numbered as they pass: `check(cond, what, detail)` prints
+ * `ok N - what`, or throws FAILED with the detail; `say` heads a part; `passed()` counts.
+ */
+function checks() {
+  let passed = 0;
+  return {
+    check(cond, what, detail) {
+      if (!cond) throw new Error(`FAILED: ${what}${detail === undefined ? '' : `\n${typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2)}`}`);
+      passed++;
+      process.stdout.write(`  ok ${passed} - ${what}\n`);
+    },
+    say: (line) => process.stdout.write(`\n# ${line}\n`),
+    passed: () => passed,
+  };
+}
+
 /** A database URL naming another database on the same server. */
 const withDatabase = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
 
@@ -336,6 +353,7 @@ module.exports = {
   IMAGE,
   Run,
   call,
+  checks,
   dropServerState,
   freePort,
   logs,

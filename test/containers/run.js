@@ -31,13 +31,7 @@ const SLOW_MS = 800;
 const { withDatabase } = p;
 const rand = () => crypto.randomBytes(4).toString('hex');
 let run;
-let results = 0;
-function check(cond, what, detail) {
-  if (!cond) throw new Error(`FAILED: ${what}${detail === undefined ? '' : `\n${typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2)}`}`);
-  results++;
-  process.stdout.write(`  ok ${results} - ${what}\n`);
-}
-const say = (line) => process.stdout.write(`\n# ${line}\n`);
+const { check, say, passed } = p.checks();
 
 async function main() {
   const unusable = await p.podmanUnusable();
@@ -265,7 +259,7 @@ async function main() {
 
   await db.end();
   await receiver.close();
-  process.stdout.write(`\ncontainer test: ${results} checks passed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  process.stdout.write(`\ncontainer test: ${passed()} checks passed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
 /** Both health probes answer 200: the api's over HTTPS, the worker's over plain HTTP. */

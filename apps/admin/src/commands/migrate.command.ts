@@ -1,5 +1,5 @@
 import { AppConfig } from '@kernel/config';
-import { dataSourceOptions, migrateLocked } from '@kernel/database';
+import { dataSourceOptions, isDatabaseUnavailable, migrateLocked } from '@kernel/database';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { Command, UsageError } from '@kernel/cli';
@@ -54,16 +54,12 @@ async function migrate(config: AppConfig, revert: boolean): Promise<string[]> {
 }
 
 /**
- * Errors that mean "the server is not up yet", worth another try while `--wait` lasts: refused or
- * unreachable sockets, a name not resolvable yet (a compose service still being created), and
- * Postgres' own "starting up" / "shutting down" / "too many clients" answers.
+ * "The server is not up yet", worth another try while `--wait` lasts: what the api answers as a
+ * database outage (refused, starting up, too many clients …), a host name not resolvable yet (a
+ * compose service still being created) and a network not routing to it yet.
  */
-const NOT_UP_YET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '57P03', '57P01', '53300']);
-function notUpYet(err: unknown): boolean {
-  const code = pgCode(err);
-  if (code && NOT_UP_YET.has(code)) return true;
-  return /Connection terminated|timeout expired/i.test(err instanceof Error ? err.message : '');
-}
+const NOT_THERE_YET = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH']);
+const notUpYet = (err: unknown) => isDatabaseUnavailable(err) || NOT_THERE_YET.has(pgCode(err) ?? '');
 
 function waitSeconds(raw: string | undefined): number {
   if (raw === undefined) return 0;
