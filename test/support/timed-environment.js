@@ -3,9 +3,23 @@
 // reads the records at the end of the run and lists the slowest, so a test drifting towards its
 // limit on a slow machine shows before it fails there.
 'use strict';
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { TestEnvironment } = require('jest-environment-node');
+
+/**
+ * The globals a Node process starts with. Jest's node environment gives every test file each
+ * global of this process, and the e2e global setup loads the app's code here first: libraries that
+ * keep a registry on the global object (class-validator's metadata storage, TypeORM's metadata
+ * args storage) leave it there, so every test file would register its classes into the same one.
+ * That registry then holds each finished file's whole module graph (a steady heap growth over a
+ * run, until the garbage collector takes most of the time) and makes each later lookup scan the
+ * classes of every file before it. Each test file is given only these, and makes its own registries.
+ */
+const NODE_GLOBALS = new Set(
+  JSON.parse(execFileSync(process.execPath, ['-e', 'process.stdout.write(JSON.stringify(Object.getOwnPropertyNames(globalThis)))'], { encoding: 'utf8' })),
+);
 
 const ROOT = '(root)';
 
@@ -18,6 +32,9 @@ function fullName(entry) {
 class TimedEnvironment extends TestEnvironment {
   constructor(config, context) {
     super(config, context);
+    for (const name of Object.getOwnPropertyNames(globalThis)) {
+      if (!NODE_GLOBALS.has(name) && Object.getOwnPropertyDescriptor(this.global, name)?.configurable) delete this.global[name];
+    }
     const project = config.projectConfig.displayName?.name;
     const tag = project && project !== 'e2e' && project !== 'unit' ? ` [${project}]` : '';
     this.testPath = path.relative(config.globalConfig.rootDir, context.testPath) + tag;
