@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { startApi, TestApi } from './support/api';
 import { dropDatabase, withDatabase } from './support/test-db';
+import { freePort } from './support/private-servers';
 
 /** The built CLI as a real subprocess, as an operator runs it (`npm test` builds first). */
 const ROOT = path.resolve(__dirname, '..');
@@ -266,14 +267,6 @@ describe('admin CLI', () => {
         url.port = String(port);
         return { DATABASE_URL: url.toString(), DATABASE_DIRECT_URL: url.toString() };
       };
-      const freePort = () =>
-        new Promise<number>((resolve) => {
-          const probe = net.createServer().listen(0, '127.0.0.1', () => {
-            const { port } = probe.address() as net.AddressInfo;
-            probe.close(() => resolve(port));
-          });
-        });
-
       it('waits for a server that starts listening later, then migrates (nothing to apply)', async () => {
         const port = await freePort();
         // A TCP relay to the real server, listening only after the step has met a refused port.

@@ -3,9 +3,8 @@ import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { OrganisationsService } from '@features/organisations';
-import { Browser, BrowserContext, Page } from 'playwright-core';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
-import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, PHONE, signIn, submit, visitCheck } from './support/browser';
+import { makeTenant, startApiAtOwnAddress, Tenant, useApi } from './support/api';
+import { ConsolePerson, makeConsolePerson, newContext, PHONE, signIn, submit, useBrowser, visitCheck } from './support/browser';
 
 jest.setTimeout(90_000);
 
@@ -15,41 +14,25 @@ jest.setTimeout(90_000);
  * revoking a key and a connection, scopes, and the data policy.
  */
 describe('Integrations section: connections, keys, scopes and the data policy (browser)', () => {
-  let api: TestApi;
-  let base: string;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
+  // Loopback is a trusted proxy, so one test can stand for a throttled client address without throttling the others.
+  const { api } = useApi({ ownAddress: true, env: { TRUSTED_PROXIES: '127.0.0.1/32,::1/128' } });
+  const { browser, context, page } = useBrowser();
   let t: Tenant;
   let manager: ConsolePerson;
   let owner: ConsolePerson;
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `https://127.0.0.1:${port}`;
-    // Loopback is a trusted proxy, so one test can stand for a throttled client address without throttling the others.
-    api = await startApi({ PORT: String(port), PUBLIC_BASE_URL: base, TRUSTED_PROXIES: '127.0.0.1/32,::1/128' }, [], port);
     t = await makeTenant(api.app, ['cases:read'], 'Console org');
     manager = await makeConsolePerson(api.app, t.organisationId, ['integrations.manage'], 'Ada Lovelace');
     owner = await makeConsolePerson(api.app, t.organisationId, ['organisation.own'], 'Grace Hopper');
-    browser = await launchBrowser();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await api?.close();
-  });
-  beforeEach(async () => {
-    context = await newContext(browser);
-    page = await context.newPage();
-  });
-  afterEach(() => context?.close());
 
   const me = (key: string) => api.http().get('/v1/me').set('Authorization', `Bearer ${key}`);
   const main = async () => (await page.textContent('main')) ?? '';
 
   /** Makes a connection through its form and returns its page's address. */
   async function makeConnection(name: string, scopes: string[]): Promise<string> {
-    await page.goto(`${base}/console`);
+    await page.goto(`${api.url}/console`);
     await page.getByRole('link', { name: 'Make a connection' }).click();
     await page.getByLabel('Name').fill(name);
     for (const scope of scopes) await page.getByRole('checkbox', { name: scope }).check();
@@ -89,8 +72,8 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
         `INSERT INTO webhooks (organisation_id, connection_id, url, events, secret) VALUES ($1, $2, 'https://hooks.example.com/cursor', '{conversation.ended}', 'whsec_x') RETURNING id`,
         [t.organisationId, t.connectionId],
       );
-    await signIn(page, api.app, base, manager.personId);
-    const deliveries = `${base}/console/connections/${t.connectionId}/webhooks/${hook.id}/deliveries`;
+    await signIn(page, api, manager.personId);
+    const deliveries = `${api.url}/console/connections/${t.connectionId}/webhooks/${hook.id}/deliveries`;
     expect((await page.goto(deliveries))?.status()).toBe(200);
     for (const cursor of ['', 'AAAA']) {
       const refused = await page.goto(`${deliveries}?cursor=${cursor}`);
@@ -100,7 +83,7 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
   });
 
   it('makes a connection, shows a new key once, and the key calls the API with the chosen scopes', async () => {
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     await page.getByRole('link', { name: 'Make a connection' }).click();
     await visitCheck(page, 'connection-new');
     await page.getByLabel('Name').fill('Case management (Acme)');
@@ -121,13 +104,13 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     expect(key.length).toBeGreaterThan(20);
     const curl = ((await page.textContent('#curl-line')) ?? '').trim();
     // The api serves its self-signed certificate here (no TLS_CERT_FILE): the line says -k, and says why.
-    expect(curl).toBe(`curl -k -H 'Authorization: Bearer ${key}' '${base}/v1/me'`);
+    expect(curl).toBe(`curl -k -H 'Authorization: Bearer ${key}' '${api.url}/v1/me'`);
     expect(await page.textContent('#curl-k')).toContain('self-signed certificate');
-    expect(await curlAddress()).toEqual({ text: `${base}/v1/me`, lines: 1 });
+    expect(await curlAddress()).toEqual({ text: `${api.url}/v1/me`, lines: 1 });
     await visitCheck(page, 'key-reveal');
 
     // The copy button is the script's: it puts the key on the clipboard.
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
     await page.getByRole('button', { name: 'Copy the key' }).click();
     await page.getByText('Copied', { exact: true }).waitFor();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
@@ -163,7 +146,7 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
   });
 
   it('offers no third live key (the button disabled, the reason beside it), refuses one made anyway, and a revoked key is refused by the API at once', async () => {
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     const connectionPage = await makeConnection('Two keys at most', ['cases:read']);
     const first = await makeKey();
     await page.goto(connectionPage);
@@ -211,12 +194,12 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
   });
 
   it('keeps what was typed when a form is refused, and says what is wrong next to the field', async () => {
-    await signIn(page, api.app, base, manager.personId);
-    await page.goto(`${base}/console/connections/new`);
+    await signIn(page, api, manager.personId);
+    await page.goto(`${api.url}/console/connections/new`);
     await page.getByLabel('Name').fill('   ');
     await page.getByRole('checkbox', { name: 'users:write' }).check();
     await submit(page, 'Make the connection');
-    expect(page.url()).toBe(`${base}/console/connections`);
+    expect(page.url()).toBe(`${api.url}/console/connections`);
     const name = page.getByLabel('Name');
     expect(await name.getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('#name-error').textContent()).toContain('Name must not be empty.');
@@ -245,15 +228,10 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
 
   it('leaves -k out of the curl line when the api serves a certificate it was given (TLS_CERT_FILE)', async () => {
     const tls = join(api.config.dataDir, 'tls');
-    const port = await freePort();
-    const given = `https://127.0.0.1:${port}`;
-    const certified = await startApi(
-      { PORT: String(port), PUBLIC_BASE_URL: given, TLS_CERT_FILE: join(tls, 'localhost.crt'), TLS_KEY_FILE: join(tls, 'localhost.key') },
-      [],
-      port,
-    );
+    const certified = await startApiAtOwnAddress({ TLS_CERT_FILE: join(tls, 'localhost.crt'), TLS_KEY_FILE: join(tls, 'localhost.key') });
+    const given = certified.url;
     try {
-      await signIn(page, certified.app, given, manager.personId);
+      await signIn(page, certified, manager.personId);
       await page.goto(`${given}/console/connections/${t.connectionId}`);
       await submit(page, 'Make a key');
       const key = ((await page.textContent('#new-key')) ?? '').trim();
@@ -269,7 +247,7 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
   });
 
   it('changes a connection’s scopes, effective on the key’s next call', async () => {
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     const connectionPage = await makeConnection('Scope change', ['cases:read']);
     const key = await makeKey();
     expect((await api.http().get('/v1/cases').set('Authorization', `Bearer ${key}`)).status).toBe(200);
@@ -288,7 +266,7 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
   });
 
   it('revokes a connection after a confirmation that says it is immediate and permanent', async () => {
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     const connectionPage = await makeConnection('Short-lived partner', ['cases:read']);
     const key = await makeKey();
     await page.goto(connectionPage);
@@ -301,7 +279,7 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     expect((await me(key)).status).toBe(200);
     await page.getByRole('link', { name: 'Revoke Short-lived partner…' }).click();
     await submit(page, 'Revoke the connection');
-    expect(page.url()).toBe(`${base}/console?done=connection-revoked`);
+    expect(page.url()).toBe(`${api.url}/console?done=connection-revoked`);
     expect(await page.locator('table tbody tr', { hasText: 'Short-lived partner' }).textContent()).toContain('revoked');
     expect((await me(key)).status).toBe(401);
     // Its page is read-only now.
@@ -310,7 +288,7 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
   });
 
   it('is usable with the keyboard alone: make a key without a mouse', async () => {
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     const connectionPage = await makeConnection('Keyboard', ['cases:read']);
     await page.goto(connectionPage);
     // The first Tab reaches the skip link, which is visible when focused.
@@ -330,15 +308,15 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
   });
 
   it('lets an owner withdraw and accept the data policy; a manager without organisation.own cannot', async () => {
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     expect(await page.getByRole('link', { name: 'Data policy' }).count()).toBe(0);
-    await page.goto(`${base}/console/policy`);
+    await page.goto(`${api.url}/console/policy`);
     expect(await page.textContent('h1')).toBe('Only the organisation’s owners can do this');
 
     const ownerContext = await newContext(browser);
     const ownerPage = await ownerContext.newPage();
     try {
-      await signIn(ownerPage, api.app, base, owner.personId);
+      await signIn(ownerPage, api, owner.personId);
       await ownerPage.getByRole('link', { name: 'Data policy' }).click();
       expect(await ownerPage.textContent('main')).toContain('accepted');
       await visitCheck(ownerPage, 'policy');
@@ -355,7 +333,7 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
       expect(off.body.error.code).toBe('module_off');
 
       // The manager's pages say so and offer no changes.
-      await page.goto(`${base}/console`);
+      await page.goto(`${api.url}/console`);
       expect(await page.textContent('body')).toContain('has not accepted the current integrations data policy');
       expect(await page.getByRole('link', { name: 'Make a connection' }).count()).toBe(0);
 
@@ -372,15 +350,15 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
 
   it('does not show or change another organisation’s connection', async () => {
     const other = await makeTenant(api.app, ['cases:read'], 'Someone else');
-    await signIn(page, api.app, base, manager.personId);
-    const res = await page.goto(`${base}/console/connections/${other.connectionId}`);
+    await signIn(page, api, manager.personId);
+    const res = await page.goto(`${api.url}/console/connections/${other.connectionId}`);
     expect(res?.status()).toBe(404);
     expect(await page.textContent('body')).not.toContain('Test connection');
-    await page.goto(`${base}/console/connections/new`);
+    await page.goto(`${api.url}/console/connections/new`);
     const csrf = await page.locator('input[name=_csrf]').first().inputValue();
     const answer = await page.evaluate(
       async ({ action, csrf }) => (await fetch(action, { method: 'POST', body: new URLSearchParams({ _csrf: csrf }) })).status,
-      { action: `${base}/console/connections/${other.connectionId}/keys`, csrf },
+      { action: `${api.url}/console/connections/${other.connectionId}/keys`, csrf },
     );
     expect(answer).toBe(404);
     expect((await me(other.key)).status).toBe(200);
@@ -394,7 +372,7 @@ describe('Integrations section: connections, keys, scopes and the data policy (b
     for (let i = 0; i < 61; i++) await api.http().get('/v1/me').set(from).set('Authorization', 'Bearer svc_wrong');
     expect((await me(t.key).set(from)).status).toBe(429);
 
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     expect(await page.textContent('h1')).toBe('Connections');
     await page.getByRole('link', { name: 'Make a connection' }).click();
     expect(await page.textContent('h1')).toBe('Make a connection');

@@ -1,9 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { WebhooksService } from '@features/webhooks';
 import { request as httpsRequest } from 'node:https';
-import { Browser, BrowserContext, Page } from 'playwright-core';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
-import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, signIn, visitCheck } from './support/browser';
+import { makeTenant, Tenant, useApi } from './support/api';
+import { ConsolePerson, makeConsolePerson, signIn, useBrowser, visitCheck } from './support/browser';
 
 jest.setTimeout(120_000);
 
@@ -46,30 +45,21 @@ interface RouteLayer {
  * public origin, whatever Host the request names).
  */
 describe('Integrations section: wrong values, unknown addresses, forged hosts', () => {
-  let api: TestApi;
-  let base: string;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
+  const { api } = useApi({
+    ownAddress: true,
+    env: {
+      WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
+      // The sweep makes hundreds of keyed calls: the rate limit is not what it tests.
+      RATE_LIMIT_BURST: '100000',
+      SCIM_RATE_LIMIT_BURST: '100000',
+    },
+  });
+  const { context, page } = useBrowser();
   let t: Tenant;
   let manager: ConsolePerson;
   let webhookId: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `https://127.0.0.1:${port}`;
-    api = await startApi(
-      {
-        PORT: String(port),
-        PUBLIC_BASE_URL: base,
-        WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
-        // The sweep makes hundreds of keyed calls: the rate limit is not what it tests.
-        RATE_LIMIT_BURST: '100000',
-        SCIM_RATE_LIMIT_BURST: '100000',
-      },
-      [],
-      port,
-    );
     t = await makeTenant(api.app, undefined, 'Edges org');
     manager = await makeConsolePerson(api.app, t.organisationId, ['integrations.manage'], 'Ada Lovelace');
     const { webhook } = await api.app
@@ -79,21 +69,11 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
         { url: 'https://127.0.0.1/edges', events: ['conversation.ended'] },
       );
     webhookId = webhook.id;
-    browser = await launchBrowser();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await api?.close();
-  });
-  beforeEach(async () => {
-    context = await newContext(browser);
-    page = await context.newPage();
-  });
-  afterEach(() => context?.close());
 
   /** The signed-in browser's session cookie and the CSRF token of its pages. */
   async function session(): Promise<{ cookie: string; csrf: string }> {
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     const cookie = (await context.cookies()).find((c) => c.name === '__Host-ia-console')!;
     const csrf = (await page.getAttribute('input[name="_csrf"]', 'value'))!;
     return { cookie: `${cookie.name}=${cookie.value}`, csrf };
@@ -125,7 +105,7 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
       const statuses: Record<string, number> = {};
       const errors = await errorsDuring(async () => {
         for (const id of ['-'.repeat(36), 'a'.repeat(36), '0'.repeat(36), '00000000-0000-0000-0000-000000000000']) {
-          const res = await fetch(`${base}/console/reveal/${id}`, { headers: { cookie } });
+          const res = await fetch(`${api.url}/console/reveal/${id}`, { headers: { cookie } });
           statuses[id] = res.status;
           expect(await res.text()).toContain('This secret is no longer shown');
         }
@@ -155,10 +135,10 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
           for (const bad of params) {
             for (const value of NOT_IDS) {
               const url = path.replace(/:(\w+)/g, (_, name: string) => (name === bad ? value : valid[name]));
-              const res = await fetch(`${base}${url}`, {
+              const res = await fetch(`${api.url}${url}`, {
                 method,
                 redirect: 'manual',
-                headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+                headers: { cookie, origin: api.url, 'content-type': 'application/x-www-form-urlencoded' },
                 body: method === 'GET' ? undefined : new URLSearchParams({ _csrf: csrf, since: '2020-01-01T00:00', scopes: 'cases:read' }).toString(),
               });
               await res.arrayBuffer();
@@ -177,14 +157,14 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
 
     it('query and form values that reach typed columns (times, ids, cursors): no 500, no error logged, a bad time refused next to its field', async () => {
       const { cookie, csrf } = await session();
-      const hookPage = `${base}/console/connections/${t.connectionId}/webhooks`;
+      const hookPage = `${api.url}/console/connections/${t.connectionId}/webhooks`;
       const deliveries = `${hookPage}/${webhookId}/deliveries`;
       const answers: Array<{ status: number; what: string; body: string }> = [];
       const call = async (what: string, url: string, form?: Record<string, string>) => {
         const res = await fetch(url, {
           method: form ? 'POST' : 'GET',
           redirect: 'manual',
-          headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+          headers: { cookie, origin: api.url, 'content-type': 'application/x-www-form-urlencoded' },
           body: form ? new URLSearchParams({ _csrf: csrf, ...form }).toString() : undefined,
         });
         answers.push({ status: res.status, what, body: await res.text() });
@@ -199,7 +179,7 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
           await call(`tested=${value}`, `${hookPage}?tested=${encodeURIComponent(v)}`);
           await call(`cursor=${value}`, `${deliveries}?cursor=${encodeURIComponent(v)}`);
           await call(`state/event=${value}`, `${deliveries}?state=${encodeURIComponent(v)}&event=${encodeURIComponent(v)}`);
-          await call(`done=${value}`, `${base}/console?done=${encodeURIComponent(v)}`);
+          await call(`done=${value}`, `${api.url}/console?done=${encodeURIComponent(v)}`);
         }
       });
       expect(answers.filter((a) => a.status >= 500).map((a) => a.what)).toEqual([]);
@@ -223,7 +203,7 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
           for (const bad of params) {
             for (const value of NOT_IDS) {
               const url = path.replace(/:(\w+)/g, (_, name: string) => (name === bad ? value : '1'));
-              const res = await fetch(`${base}${url}`, {
+              const res = await fetch(`${api.url}${url}`, {
                 method,
                 headers: { ...t.auth, 'content-type': 'application/json', 'idempotency-key': `edges-${Math.random()}` },
                 body: method === 'GET' || method === 'DELETE' ? undefined : '{}',
@@ -261,19 +241,19 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
       const { cookie } = await session();
       for (const headers of [{}, { cookie }] as Array<Record<string, string>>) {
         for (const path of ['/console/nope', '/console/connections/1/nope', '/Console/Nope', '/console/assets/nope.css', '/console/sign-in/nope/deeper']) {
-          await expectConsolePage(await fetch(`${base}${path}`, { headers }), 404, 'Page not found');
+          await expectConsolePage(await fetch(`${api.url}${path}`, { headers }), 404, 'Page not found');
         }
         // Any method, any body: still the console's page, not the API's 401.
         await expectConsolePage(
-          await fetch(`${base}/console/nope`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' }),
+          await fetch(`${api.url}/console/nope`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' }),
           404,
           'Page not found',
         );
-        const head = await fetch(`${base}/console/nope`, { method: 'HEAD', headers });
+        const head = await fetch(`${api.url}/console/nope`, { method: 'HEAD', headers });
         expect([head.status, head.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8']);
       }
       // The API's own unknown paths still answer in its envelope.
-      const rest = await fetch(`${base}/v1/nope`);
+      const rest = await fetch(`${api.url}/v1/nope`);
       expect([rest.status, await rest.json()]).toEqual([401, { error: { code: 'unauthorised', message: expect.any(String) } }]);
     });
 
@@ -286,7 +266,7 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
           ['POST', `/console/connections/${t.connectionId}`, 'GET, HEAD'],
           ['PATCH', '/console', 'GET, HEAD'],
         ]) {
-          const res = await fetch(`${base}${path}`, { method, headers, redirect: 'manual' });
+          const res = await fetch(`${api.url}${path}`, { method, headers, redirect: 'manual' });
           expect(res.headers.get('allow')).toBe(allow);
           await expectConsolePage(res, 405, 'This page cannot take that request');
         }
@@ -295,17 +275,17 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
 
     it('the 404 and 405 pages pass axe at desktop and phone widths', async () => {
       for (const signedIn of [false, true]) {
-        if (signedIn) await signIn(page, api.app, base, manager.personId);
+        if (signedIn) await signIn(page, api, manager.personId);
         const who = signedIn ? 'signed-in' : 'signed-out';
-        const res = await page.goto(`${base}/console/no-such-page`);
+        const res = await page.goto(`${api.url}/console/no-such-page`);
         expect(res!.status()).toBe(404);
         expect(await page.textContent('h1')).toBe('Page not found');
         // visitCheck: at desktop width and at 390 px.
         await visitCheck(page, `not-found-${who}`);
 
         // A browser only navigates with GET: the request is turned into a DELETE on its way out.
-        await page.route(`${base}/console/connections/${t.connectionId}`, (route) => route.continue({ method: 'DELETE' }));
-        const wrong = await page.goto(`${base}/console/connections/${t.connectionId}`);
+        await page.route(`${api.url}/console/connections/${t.connectionId}`, (route) => route.continue({ method: 'DELETE' }));
+        const wrong = await page.goto(`${api.url}/console/connections/${t.connectionId}`);
         await page.unrouteAll();
         expect(wrong!.status()).toBe(405);
         expect(await page.textContent('h1')).toBe('This page cannot take that request');
@@ -319,7 +299,7 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
     const postWithHost = (path: string, headers: Record<string, string>, body: string) =>
       new Promise<{ status: number; text: string }>((resolve, reject) => {
         const req = httpsRequest(
-          `${base}${path}`,
+          `${api.url}${path}`,
           { method: 'POST', rejectUnauthorized: false, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } },
           (res) => {
             let text = '';
@@ -341,9 +321,9 @@ describe('Integrations section: wrong values, unknown addresses, forged hosts', 
       const forgedPort = await postWithHost('/console/sign-out', { cookie, host: 'localhost:1', origin: 'https://localhost:1' }, form);
       expect(forgedPort.status).toBe(403);
       // Still signed in: neither did anything.
-      await page.goto(`${base}/console`);
+      await page.goto(`${api.url}/console`);
       expect(await page.textContent('h1')).toBe('Connections');
-      const configured = await postWithHost('/console/sign-out', { cookie, host: 'evil.example', origin: base }, form);
+      const configured = await postWithHost('/console/sign-out', { cookie, host: 'evil.example', origin: api.url }, form);
       expect(configured.status).toBe(303);
     });
   });

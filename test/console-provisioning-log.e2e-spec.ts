@@ -1,6 +1,5 @@
-import { Browser, BrowserContext, Page } from 'playwright-core';
-import { TestApi, startApi } from './support/api';
-import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, signIn, visitCheck } from './support/browser';
+import { useApi } from './support/api';
+import { ConsolePerson, makeConsolePerson, signIn, useBrowser, visitCheck } from './support/browser';
 import { oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant } from './support/scim-client';
 import { until } from './support/until';
 
@@ -16,11 +15,8 @@ const ENTRA_UA = 'Azure AD SCIM Client';
  * and an owner, never another organisation's events; at desktop width and 390 px, with axe.
  */
 describe('Integrations section: the provisioning log (browser)', () => {
-  let api: TestApi;
-  let base: string;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
+  const { api } = useApi({ ownAddress: true });
+  const { page } = useBrowser();
   let t: ScimTenant;
   let other: ScimTenant;
   let manager: ConsolePerson;
@@ -35,9 +31,6 @@ describe('Integrations section: the provisioning log (browser)', () => {
   };
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `https://127.0.0.1:${port}`;
-    api = await startApi({ PORT: String(port), PUBLIC_BASE_URL: base }, [], port);
     t = await scimTenant(api);
     other = await scimTenant(api);
     manager = await makeConsolePerson(api.app, t.organisationId, ['integrations.manage'], 'Ada Lovelace');
@@ -84,26 +77,16 @@ describe('Integrations section: the provisioning log (browser)', () => {
       const res = await api.http().get('/v1/provisioning-events?outcome=refused').set(t.auth);
       return res.body.data.length === 2;
     }, 'the two refusals logged');
-    browser = await launchBrowser();
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await api?.close();
-  });
-  beforeEach(async () => {
-    context = await newContext(browser);
-    page = await context.newPage();
-  });
-  afterEach(() => context?.close());
 
   const main = async () => (await page.textContent('main')) ?? '';
   const rows = () => page.locator('main table tbody tr');
 
   it('lists the changes and refusals newest first, from the navigation, at desktop and 390 px', async () => {
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     await page.getByRole('link', { name: 'Provisioning log' }).click();
     await page.waitForLoadState('load');
-    expect(page.url()).toBe(`${base}/console/scim/log`);
+    expect(page.url()).toBe(`${api.url}/console/scim/log`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Provisioning log');
     const texts = await rows().allTextContents();
     expect(texts).toHaveLength(8);
@@ -119,8 +102,8 @@ describe('Integrations section: the provisioning log (browser)', () => {
   });
 
   it('filters by outcome, resource and time, and pages older events with the filter kept', async () => {
-    await signIn(page, api.app, base, owner.personId);
-    await page.goto(`${base}/console/scim/log`);
+    await signIn(page, api, owner.personId);
+    await page.goto(`${api.url}/console/scim/log`);
     await page.selectOption('#filter-outcome', 'refused');
     await Promise.all([page.waitForEvent('framenavigated'), page.getByRole('button', { name: 'Show', exact: true }).click()]);
     await page.waitForLoadState('load');
@@ -128,7 +111,7 @@ describe('Integrations section: the provisioning log (browser)', () => {
     expect(page.url()).toContain('outcome=refused');
     await visitCheck(page, 'provisioning-log-refused');
 
-    await page.goto(`${base}/console/scim/log?resource_type=Group`);
+    await page.goto(`${api.url}/console/scim/log?resource_type=Group`);
     expect((await rows().allTextContents()).map((r) => r.match(/(Create|Update \(PATCH\)|Read) Group/)?.[0])).toEqual([
       'Read Group',
       'Update (PATCH) Group',
@@ -136,9 +119,9 @@ describe('Integrations section: the provisioning log (browser)', () => {
     ]);
 
     // A time range in the future holds nothing; an end before the start is refused next to the field.
-    await page.goto(`${base}/console/scim/log?since=2099-01-01T00:00`);
+    await page.goto(`${api.url}/console/scim/log?since=2099-01-01T00:00`);
     expect(await main()).toContain('No event matches these filters.');
-    const refused = await page.goto(`${base}/console/scim/log?since=2026-01-02T00:00&until=2026-01-01T00:00`);
+    const refused = await page.goto(`${api.url}/console/scim/log?since=2026-01-02T00:00&until=2026-01-01T00:00`);
     expect(refused!.status()).toBe(422);
     expect(await page.locator('#until-error').textContent()).toContain('The end must be later than the start.');
     await visitCheck(page, 'provisioning-log-bad-range');
@@ -147,7 +130,7 @@ describe('Integrations section: the provisioning log (browser)', () => {
     for (let i = 0; i < 24; i++) {
       ok(await scim(api, t, 'patch', `/Users/${userIds[2]}`, patchOp({ op: 'replace', path: 'title', value: `Title ${i}` }), { 'User-Agent': OKTA_UA }));
     }
-    await page.goto(`${base}/console/scim/log?resource_type=User&outcome=succeeded`);
+    await page.goto(`${api.url}/console/scim/log?resource_type=User&outcome=succeeded`);
     expect(await rows().count()).toBe(25);
     await Promise.all([page.waitForEvent('framenavigated'), page.getByRole('link', { name: 'Older' }).click()]);
     await page.waitForLoadState('load');
@@ -162,8 +145,8 @@ describe('Integrations section: the provisioning log (browser)', () => {
   });
 
   it('shows an event with what changed: attributes old → new and members added and removed; a refusal with its SCIM error', async () => {
-    await signIn(page, api.app, base, manager.personId);
-    await page.goto(`${base}/console/scim/log?resource_type=Group`);
+    await signIn(page, api, manager.personId);
+    await page.goto(`${api.url}/console/scim/log?resource_type=Group`);
     await Promise.all([page.waitForEvent('framenavigated'), page.getByRole('link', { name: /Update \(PATCH\) Group/ }).click()]);
     await page.waitForLoadState('load');
     const text = await main();
@@ -183,7 +166,7 @@ describe('Integrations section: the provisioning log (browser)', () => {
       resource_id: string;
     }>;
     const deactivation = log.find((e) => e.operation === 'update' && e.resource_id === userIds[0])!;
-    await page.goto(`${base}/console/scim/log/${deactivation.id}`);
+    await page.goto(`${api.url}/console/scim/log/${deactivation.id}`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Update (PATCH) User ${userIds[0]}: succeeded`);
     const attrs = await page
       .locator('main table tbody tr')
@@ -191,7 +174,7 @@ describe('Integrations section: the provisioning log (browser)', () => {
     expect(attrs).toEqual(expect.arrayContaining(['active true false', 'name.givenName Test Ana', 'title — Senior interpreter']));
     await visitCheck(page, 'provisioning-event-user');
 
-    await page.goto(`${base}/console/scim/log?outcome=refused&resource_type=User`);
+    await page.goto(`${api.url}/console/scim/log?outcome=refused&resource_type=User`);
     await Promise.all([page.waitForEvent('framenavigated'), page.getByRole('link', { name: /Create User/ }).click()]);
     await page.waitForLoadState('load');
     const refusal = await main();
@@ -205,11 +188,11 @@ describe('Integrations section: the provisioning log (browser)', () => {
 
   it('never shows another organisation’s event, by its id either', async () => {
     const [theirs] = (await api.http().get('/v1/provisioning-events').set(other.auth)).body.data;
-    await signIn(page, api.app, base, manager.personId);
-    const res = await page.goto(`${base}/console/scim/log/${theirs.id}`);
+    await signIn(page, api, manager.personId);
+    const res = await page.goto(`${api.url}/console/scim/log/${theirs.id}`);
     expect(res!.status()).toBe(404);
     expect(await main()).not.toContain('secret.');
-    const list = await page.goto(`${base}/console/scim/log?connection=${other.connectionId}`);
+    const list = await page.goto(`${api.url}/console/scim/log?connection=${other.connectionId}`);
     expect(list!.status()).toBe(200);
     expect(await rows().count()).toBe(0);
   });

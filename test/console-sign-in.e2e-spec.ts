@@ -1,9 +1,8 @@
 import { ConsoleAccessService } from '@web/console';
 import { OrganisationsService } from '@features/organisations';
-import { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
-import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, signIn, submit, visitCheck } from './support/browser';
+import { makeTenant, Tenant, useApi } from './support/api';
+import { ConsolePerson, makeConsolePerson, newContext, signIn, submit, useBrowser, visitCheck } from './support/browser';
 import { MailCatcher } from './support/mail-catcher';
 import { until } from './support/until';
 
@@ -14,42 +13,28 @@ jest.setTimeout(60_000);
  * sign-out, who is let in and who is not, CSRF, Origin, the allow-list and the security headers.
  */
 describe('Integrations section: sign-in and sessions (browser)', () => {
-  let api: TestApi;
-  let base: string;
-  let mail: MailCatcher;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
+  const mail = new MailCatcher();
+  let smtp: string;
+  beforeAll(async () => {
+    smtp = await mail.start();
+  });
+  const { api } = useApi({ ownAddress: true, env: () => ({ SMTP_URL: smtp }) });
+  const { browser, context, page } = useBrowser();
+  afterAll(() => mail.stop());
   let t: Tenant;
   let manager: ConsolePerson;
 
   beforeAll(async () => {
-    mail = new MailCatcher();
-    const smtp = await mail.start();
-    const port = await freePort();
-    base = `https://127.0.0.1:${port}`;
-    api = await startApi({ SMTP_URL: smtp, PORT: String(port), PUBLIC_BASE_URL: base }, [], port);
     t = await makeTenant(api.app);
     manager = await makeConsolePerson(api.app, t.organisationId, ['integrations.manage'], 'Ada Lovelace');
-    browser = await launchBrowser();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await api?.close();
-    await mail?.stop();
-  });
-  beforeEach(async () => {
-    context = await newContext(browser);
-    page = await context.newPage();
-  });
-  afterEach(() => context?.close());
 
   const sql = <T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> => api.app.get(DataSource).query(text, params);
   const sessionCookie = async () => (await context.cookies()).find((c) => c.name === '__Host-ia-console');
 
   it('signs in from the link in the mail, with a __Host- cookie, and lands on the connections', async () => {
-    await page.goto(`${base}/console`);
-    expect(page.url()).toBe(`${base}/console/sign-in`);
+    await page.goto(`${api.url}/console`);
+    expect(page.url()).toBe(`${api.url}/console/sign-in`);
     await visitCheck(page, 'sign-in');
 
     await page.getByLabel('Work email address').fill(manager.email.toUpperCase());
@@ -60,14 +45,14 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
     const sent = await until(async () => mail.mails.find((m) => m.to.includes(manager.email.toLowerCase())), 'the sign-in mail');
     const link = /https:\/\/\S+\/console\/sign-in\/link\?token=[A-Za-z0-9_-]+/.exec(sent.text)?.[0];
     expect(link).toBeDefined();
-    expect(link!.startsWith(`${base}/`)).toBe(true);
+    expect(link!.startsWith(`${api.url}/`)).toBe(true);
 
     await page.goto(link!);
     expect(await page.textContent('h1')).toBe('Sign in to Integrations');
     await visitCheck(page, 'sign-in-link');
     expect(await sessionCookie()).toBeUndefined(); // opening the link alone signs nobody in (mail scanners)
     await submit(page, 'Sign in');
-    expect(page.url()).toBe(`${base}/console`);
+    expect(page.url()).toBe(`${api.url}/console`);
     expect(await page.textContent('h1')).toBe('Connections');
     expect(await page.textContent('body')).toContain('Test connection');
     await visitCheck(page, 'connections');
@@ -86,7 +71,7 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
     const before = mail.mails.length;
     const answers: string[] = [];
     for (const email of ['nobody.at.all@console-test.example.org', outsider.email]) {
-      await page.goto(`${base}/console/sign-in`);
+      await page.goto(`${api.url}/console/sign-in`);
       await page.getByLabel('Work email address').fill(email);
       await submit(page, 'Mail me a sign-in link');
       answers.push((await page.textContent('main'))!.replace(email, 'ADDRESS'));
@@ -98,7 +83,7 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
   });
 
   it('keeps a refused address in the form and says what is wrong next to the field', async () => {
-    await page.goto(`${base}/console/sign-in`);
+    await page.goto(`${api.url}/console/sign-in`);
     await page.getByLabel('Work email address').fill('not-an-address');
     await submit(page, 'Mail me a sign-in link');
     expect(await page.inputValue('#email')).toBe('not-an-address');
@@ -113,7 +98,7 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
   });
 
   it('signs out everywhere: the old cookie no longer opens a page', async () => {
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     const old = (await sessionCookie())!;
     await submit(page, 'Sign out');
     expect(page.url()).toMatch(/\/console\/sign-in\?ended=signed_out$/);
@@ -121,7 +106,7 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
     const replay = await newContext(browser);
     await replay.addCookies([{ ...old }]);
     const other = await replay.newPage();
-    await other.goto(`${base}/console`);
+    await other.goto(`${api.url}/console`);
     expect(other.url()).toContain('/console/sign-in');
     await replay.close();
   });
@@ -134,39 +119,39 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
     ]) {
       const person = await makeConsolePerson(api.app, t.organisationId, ['integrations.manage']);
       await context.clearCookies();
-      await signIn(page, api.app, base, person.personId);
+      await signIn(page, api, person.personId);
       await cut(person);
-      await page.goto(`${base}/console`);
-      expect(page.url()).toBe(`${base}/console/sign-in?ended=no_access`);
+      await page.goto(`${api.url}/console`);
+      expect(page.url()).toBe(`${api.url}/console/sign-in?ended=no_access`);
       expect(await page.textContent('main')).toContain('can no longer manage');
     }
   });
 
   it('lets organisation.own in too, and ends idle (30 min) and old (12 h) sessions', async () => {
     const owner = await makeConsolePerson(api.app, t.organisationId, ['organisation.own']);
-    await signIn(page, api.app, base, owner.personId);
+    await signIn(page, api, owner.personId);
     await sql(`UPDATE console_sessions SET last_seen_at = now() - interval '31 minutes' WHERE person_id = $1 AND ended_at IS NULL`, [owner.personId]);
-    await page.goto(`${base}/console`);
-    expect(page.url()).toBe(`${base}/console/sign-in?ended=idle`);
+    await page.goto(`${api.url}/console`);
+    expect(page.url()).toBe(`${api.url}/console/sign-in?ended=idle`);
 
     await context.clearCookies();
-    await signIn(page, api.app, base, owner.personId);
+    await signIn(page, api, owner.personId);
     await sql(`UPDATE console_sessions SET expires_at = now() - interval '1 second' WHERE person_id = $1 AND ended_at IS NULL`, [owner.personId]);
-    await page.goto(`${base}/console`);
-    expect(page.url()).toBe(`${base}/console/sign-in?ended=expired`);
+    await page.goto(`${api.url}/console`);
+    expect(page.url()).toBe(`${api.url}/console/sign-in?ended=expired`);
   });
 
   it('refuses a state-changing request without the CSRF token, or from another origin', async () => {
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     const cookie = (await sessionCookie())!;
     const post = (headers: Record<string, string>, body: string) =>
-      fetch(`${base}/console/sign-out`, {
+      fetch(`${api.url}/console/sign-out`, {
         method: 'POST',
         redirect: 'manual',
         headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${cookie.name}=${cookie.value}`, ...headers },
         body,
       });
-    const noToken = await post({ origin: base }, '');
+    const noToken = await post({ origin: api.url }, '');
     expect(noToken.status).toBe(403);
     expect(await noToken.text()).toContain('This form has expired');
     const csrf = await page.getAttribute('input[name="_csrf"]', 'value');
@@ -179,29 +164,29 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
     const nullCrossSite = await post({ origin: 'null', 'sec-fetch-site': 'cross-site' }, `_csrf=${encodeURIComponent(csrf!)}`);
     expect(nullCrossSite.status).toBe(403);
     // Still signed in: none of those did anything.
-    await page.goto(`${base}/console`);
+    await page.goto(`${api.url}/console`);
     expect(await page.textContent('h1')).toBe('Connections');
-    const good = await post({ origin: base }, `_csrf=${encodeURIComponent(csrf!)}`);
+    const good = await post({ origin: api.url }, `_csrf=${encodeURIComponent(csrf!)}`);
     expect(good.status).toBe(303);
   });
 
   it('holds the console to the organisation’s address allow-list', async () => {
-    await signIn(page, api.app, base, manager.personId);
+    await signIn(page, api, manager.personId);
     await api.app.get(OrganisationsService).setAllowlist(t.organisationId, ['10.20.0.0/16']);
     try {
-      await page.goto(`${base}/console`);
+      await page.goto(`${api.url}/console`);
       expect(await page.textContent('h1')).toBe('Not from this network');
       await visitCheck(page, 'not-from-this-network');
       const fresh = await newContext(browser);
       const other = await fresh.newPage();
       const { token } = await api.app.get(ConsoleAccessService).issueLink(manager.personId, 'handover');
-      await other.goto(`${base}/console/sign-in/link?token=${token}`);
+      await other.goto(`${api.url}/console/sign-in/link?token=${token}`);
       await submit(other, 'Sign in');
       expect(await other.textContent('h1')).toBe('Not from this network');
       expect((await fresh.cookies()).find((c) => c.name === '__Host-ia-console')).toBeUndefined();
       await fresh.close();
       await api.app.get(OrganisationsService).setAllowlist(t.organisationId, ['127.0.0.0/8']);
-      await page.goto(`${base}/console`);
+      await page.goto(`${api.url}/console`);
       expect(await page.textContent('h1')).toBe('Connections');
     } finally {
       await api.app.get(OrganisationsService).setAllowlist(t.organisationId, []);
@@ -210,7 +195,7 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
 
   it('sends a strict Content-Security-Policy, no Referer and no caching on every page', async () => {
     for (const path of ['/console/sign-in', '/console/sign-in/link?token=x']) {
-      const res = await fetch(`${base}${path}`);
+      const res = await fetch(`${api.url}${path}`);
       const csp = res.headers.get('content-security-policy') ?? '';
       expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+'/);
       expect(csp).toContain("frame-ancestors 'none'");
@@ -218,8 +203,8 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       expect(res.headers.get('cache-control')).toBe('no-store');
     }
-    await signIn(page, api.app, base, manager.personId);
-    const res = await page.goto(`${base}/console`);
+    await signIn(page, api, manager.personId);
+    const res = await page.goto(`${api.url}/console`);
     expect(res!.headers()['cache-control']).toBe('no-store');
     expect(res!.headers()['content-security-policy']).toContain("default-src 'none'");
   });
@@ -228,10 +213,10 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
     const email = `throttled.${Date.now()}@console-test.example.org`;
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
-      await page.goto(`${base}/console/sign-in`);
+      await page.goto(`${api.url}/console/sign-in`);
       await page.getByLabel('Work email address').fill(email);
       const [res] = await Promise.all([
-        page.waitForResponse((r) => r.url() === `${base}/console/sign-in` && r.request().method() === 'POST'),
+        page.waitForResponse((r) => r.url() === `${api.url}/console/sign-in` && r.request().method() === 'POST'),
         page.getByRole('button', { name: 'Mail me a sign-in link' }).click(),
       ]);
       statuses.push(res.status());
@@ -243,7 +228,7 @@ describe('Integrations section: sign-in and sessions (browser)', () => {
   it('says plainly when the module is off, shows the pages and refuses changes', async () => {
     await api.app.get(OrganisationsService).setModule(t.organisationId, false);
     try {
-      await signIn(page, api.app, base, manager.personId);
+      await signIn(page, api, manager.personId);
       expect(await page.textContent('.banner')).toContain('Integrations are switched off');
       await visitCheck(page, 'module-off');
       const csrf = await page.getAttribute('input[name="_csrf"]', 'value');

@@ -1,9 +1,8 @@
 import { WebhookTls } from '@features/webhooks';
-import { Browser, BrowserContext, Page } from 'playwright-core';
 import Stripe from 'stripe';
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
-import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, signIn, submit, visitCheck } from './support/browser';
+import { makeTenant, Tenant, useApi } from './support/api';
+import { ConsolePerson, makeConsolePerson, signIn, submit, useBrowser, visitCheck } from './support/browser';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { retireDeliveries } from './support/webhook-stand';
 
@@ -19,39 +18,27 @@ const stripe = new Stripe('sk_test_unused');
  * and at 390 px (visitCheck).
  */
 describe('Integrations section: rotating a webhook’s signing secret (browser)', () => {
-  let api: TestApi;
+  const { api } = useApi({
+    ownAddress: true,
+    env: { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' },
+    beforeClose: () => retireDeliveries(db),
+    hookTimeout: 60_000,
+  });
+  const { page } = useBrowser();
   let receiver: WebhookReceiver;
   let db: DataSource;
-  let base: string;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
   let t: Tenant;
   let manager: ConsolePerson;
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    const port = await freePort();
-    base = `https://127.0.0.1:${port}`;
-    api = await startApi({ PORT: String(port), PUBLIC_BASE_URL: base, WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' }, [], port);
     api.app.get(WebhookTls).ca = receiver.cert;
     db = api.app.get(DataSource);
     t = await makeTenant(api.app, ['conversations:read', 'webhooks:manage'], 'Rotation org');
     manager = await makeConsolePerson(api.app, t.organisationId, ['integrations.manage'], 'Grace Hopper');
-    browser = await launchBrowser();
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await retireDeliveries(db);
-    await api?.close();
-    await receiver?.close();
-  }, 60_000);
-  beforeEach(async () => {
-    context = await newContext(browser);
-    page = await context.newPage();
-    await signIn(page, api.app, base, manager.personId);
-  });
-  afterEach(() => context?.close());
+  afterAll(() => receiver?.close());
+  beforeEach(() => signIn(page, api, manager.personId));
 
   const secrets = async (id: string) => (await db.query(`SELECT secret, previous_secret, previous_secret_expires_at FROM webhooks WHERE id = $1`, [id]))[0];
 
@@ -65,9 +52,9 @@ describe('Integrations section: rotating a webhook’s signing secret (browser)'
     expect(made.status).toBe(201);
     const { id, secret: old } = made.body.data as { id: string; secret: string };
 
-    await page.goto(`${base}/console/connections/${t.connectionId}/webhooks`);
+    await page.goto(`${api.url}/console/connections/${t.connectionId}/webhooks`);
     await page.getByRole('link', { name: `Rotate secret of ${url}` }).click();
-    expect(page.url()).toBe(`${base}/console/connections/${t.connectionId}/webhooks/${id}/rotate-secret`);
+    expect(page.url()).toBe(`${api.url}/console/connections/${t.connectionId}/webhooks/${id}/rotate-secret`);
     expect(await page.textContent('h1')).toBe('Rotate the signing secret');
     expect(await page.getByLabel('Overlap: how long the current secret keeps signing').inputValue()).toBe('86400');
     await visitCheck(page, 'webhook-rotate');
@@ -120,7 +107,7 @@ describe('Integrations section: rotating a webhook’s signing secret (browser)'
       `/console/connections/${other.connectionId}/webhooks/${theirs.body.data.id}/rotate-secret`,
       `/console/connections/${t.connectionId}/webhooks/${theirs.body.data.id}/rotate-secret`,
     ]) {
-      expect((await page.goto(`${base}${address}`))?.status()).toBe(404);
+      expect((await page.goto(`${api.url}${address}`))?.status()).toBe(404);
     }
     expect((await secrets(theirs.body.data.id)).secret).toBe(theirs.body.data.secret);
     for (const secret of [fresh, old])

@@ -1,14 +1,12 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { AppConfig } from '@kernel/config';
 import { CasesService } from '@features/cases';
 import { ConnectionsService } from '@features/connections';
 import { ConversationIngestService } from '@features/conversations';
 import { OrganisationsService } from '@features/organisations';
 import { verifySignature, WebhooksService, WebhookTls } from '@features/webhooks';
-import { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
-import { ConsolePerson, freePort, launchBrowser, makeConsolePerson, newContext, PHONE, signIn, submit, visitCheck } from './support/browser';
+import { makeTenant, Tenant, useApi } from './support/api';
+import { ConsolePerson, makeConsolePerson, PHONE, signIn, submit, useBrowser, visitCheck } from './support/browser';
 import { until } from './support/until';
 import { Reply, WebhookReceiver } from './support/webhook-receiver';
 import { retireDeliveries } from './support/webhook-stand';
@@ -26,53 +24,37 @@ const rand = () => Math.random().toString(36).slice(2, 10);
  * while integrations are off.
  */
 describe('Integrations section: webhooks and deliveries (browser)', () => {
-  let api: TestApi;
+  const { api } = useApi({
+    ownAddress: true,
+    // The retry timetable shrunk (tests only) so that eight failed attempts take about two seconds.
+    env: { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32', WORKER_HEALTH_PORT: '0', WEBHOOK_RETRY_SCALE: '0.00001' },
+    beforeClose: async () => {
+      await worker?.close();
+      await retireDeliveries(db);
+    },
+    hookTimeout: 60_000,
+  });
+  const { context, page } = useBrowser();
   let worker: INestApplicationContext;
   let receiver: WebhookReceiver;
   let db: DataSource;
-  let base: string;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
   let t: Tenant;
   let manager: ConsolePerson;
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    const port = await freePort();
-    base = `https://127.0.0.1:${port}`;
-    // The retry timetable shrunk (tests only) so that eight failed attempts take about two seconds.
-    const env = {
-      PORT: String(port),
-      PUBLIC_BASE_URL: base,
-      WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32',
-      WORKER_HEALTH_PORT: '0',
-      WEBHOOK_RETRY_SCALE: '0.00001',
-    };
-    api = await startApi(env, [], port);
     api.app.get(WebhookTls).ca = receiver.cert;
-    worker = await startWebhookWorker(AppConfig.fromEnv(env), receiver.cert);
+    // The worker with the api's own settings.
+    worker = await startWebhookWorker(api.config, receiver.cert);
     db = api.app.get(DataSource);
     t = await makeTenant(api.app, ['conversations:read', 'webhooks:manage'], 'Webhooks org');
     manager = await makeConsolePerson(api.app, t.organisationId, ['integrations.manage'], 'Ada Lovelace');
-    browser = await launchBrowser();
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await worker?.close();
-    await retireDeliveries(db);
-    await api?.close();
-    await receiver?.close();
-  }, 60_000);
-  beforeEach(async () => {
-    context = await newContext(browser);
-    page = await context.newPage();
-    await signIn(page, api.app, base, manager.personId);
-  });
-  afterEach(() => context?.close());
+  afterAll(() => receiver?.close());
+  beforeEach(() => signIn(page, api, manager.personId));
 
   const main = async () => (await page.textContent('main')) ?? '';
-  const webhooksPage = (tenant: Tenant = t) => `${base}/console/connections/${tenant.connectionId}/webhooks`;
+  const webhooksPage = (tenant: Tenant = t) => `${api.url}/console/connections/${tenant.connectionId}/webhooks`;
   const hookUrl = (label: string) => `https://127.0.0.1/console-${label}-${rand()}`;
   const hookIdOf = async (url: string): Promise<string> => String((await db.query(`SELECT id FROM webhooks WHERE url = $1`, [url]))[0].id);
   /** Adds a webhook over REST with the tenant's key (the console's own form is tested below). */
@@ -132,7 +114,7 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     }, `${count} ${state} deliveries of webhook ${webhookId}`);
 
   it('adds a webhook with events offered by scope, shows its secret once, and sends a test whose outcome the page shows', async () => {
-    await page.goto(`${base}/console/connections/${t.connectionId}`);
+    await page.goto(`${api.url}/console/connections/${t.connectionId}`);
     await page.getByRole('link', { name: 'Webhooks of Test connection' }).click();
     expect(page.url()).toBe(webhooksPage());
     expect(await page.textContent('h1')).toBe('Webhooks of Test connection');
@@ -621,7 +603,7 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
         { url: hookUrl('revoked'), events: ['conversation.ended'] },
       );
     await api.app.get(ConnectionsService).revoke(partner.id);
-    const revokedPage = `${base}/console/connections/${partner.id}/webhooks`;
+    const revokedPage = `${api.url}/console/connections/${partner.id}/webhooks`;
     await page.goto(revokedPage);
     expect(await main()).toContain('This connection is revoked: its webhooks are stopped, and none can be added or tested.');
     expect(await page.locator('main form').count()).toBe(0);
@@ -633,7 +615,7 @@ describe('Integrations section: webhooks and deliveries (browser)', () => {
     const offHook = await restHook(off, hookUrl('read-only'));
     await api.app.get(OrganisationsService).setPolicy(off.organisationId, false);
     await context.clearCookies();
-    await signIn(page, api.app, base, offManager.personId);
+    await signIn(page, api, offManager.personId);
     await page.goto(webhooksPage(off));
     expect(await main()).toContain('cannot be added, tested or removed while integrations are off');
     // The only form left on the page is the header's sign-out.

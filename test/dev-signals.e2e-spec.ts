@@ -1,18 +1,10 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort } from './support/private-servers';
 
 const ROOT = resolve(__dirname, '..');
-const freePort = () =>
-  new Promise<number>((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-
 /** Every live descendant of `pid` (children, grandchildren: Postgres's backends included). */
 function descendants(pid: number): number[] {
   const parent = new Map<number, number>();

@@ -3,7 +3,8 @@ import { gzipSync } from 'node:zlib';
 import { DataSource } from 'typeorm';
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
 import { openCase } from './support/documents-harness';
-import { freePort, rawRequest, RawOptions } from './support/raw-tls';
+import { freePort } from './support/private-servers';
+import { rawRequest, RawOptions } from './support/raw-tls';
 
 const MAX_FILE = 4096;
 const B = 'XB';

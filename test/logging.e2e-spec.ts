@@ -1,14 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { makeTenant, startApi, TestApi } from './support/api';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
+import { freePort } from './support/private-servers';
 
 describe('logs (the built api as a real process)', () => {
   let api: TestApi;

@@ -1,5 +1,5 @@
 import { makeTenant, startApi, Tenant, TestApi } from './support/api';
-import { freePort } from './support/browser';
+import { freePort } from './support/private-servers';
 
 /**
  * The member-app address the API answers must open something. With the settings `npm run dev`

@@ -1,13 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
+import { freePort } from './support/private-servers';
 
 /** Everything the built api writes from start until it listens, at `level`. */
 async function startupOutput(level: string): Promise<string> {

@@ -1,11 +1,12 @@
 import { ChildProcess, execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, Server } from 'node:http';
-import { AddressInfo, createServer } from 'node:net';
+import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { MailCatcher } from './support/mail-catcher';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { freePort } from './support/private-servers';
 
 /**
  * Traces, over the built api and worker as real processes: a test-only hook
@@ -37,14 +38,6 @@ const SERVER = 1;
 const CLIENT = 2;
 const PRODUCER = 3;
 const CONSUMER = 4;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 /** The test run's environment with `env` over it; the processes verify certificates as in production (the test process itself does not). */
 function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {

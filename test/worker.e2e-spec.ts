@@ -8,13 +8,13 @@ import { Queue, QueueEvents } from 'bullmq';
 import type Redis from 'ioredis';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Logger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { HealthServer } from '../apps/worker/src/health/health-server';
 import { SWEEP_BATCH_SIZE } from '../apps/worker/src/maintenance.processor';
 import { WorkerModule } from '../apps/worker/src/worker.module';
+import { freePort } from './support/private-servers';
 
 const ROOT = join(__dirname, '..');
 const BUILT_WORKER = join(ROOT, 'dist/apps/worker/src/main.js');
@@ -22,14 +22,6 @@ const BUILT_WORKER = join(ROOT, 'dist/apps/worker/src/main.js');
 const SLOW = 60_000;
 /** A clean exit: well under SHUTDOWN_GRACE_MS (25 s), so code 0 cannot come from the guard timer. */
 const EXIT_WITHIN_MS = 10_000;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;

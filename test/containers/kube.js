@@ -14,7 +14,6 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const YAML = require('yaml');
-const { Client } = require('pg');
 const p = require('./podman');
 
 const DIR = path.join(p.root, 'deploy/k8s');
@@ -134,10 +133,7 @@ async function main() {
   }
 
   // ---- played: the Job's pod, then the settings and both Deployments ----
-  const c0 = new Client({ connectionString: withDatabase(SERVER_URL, 'postgres') });
-  await c0.connect();
-  await c0.query(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
-  await c0.end();
+  await p.dropDatabase(SERVER_URL, DATABASE);
   const apiTls = await p.selfSigned('integrations-api.test');
   const [apiPort, metricsPort, healthPort] = await Promise.all([p.freePort(), p.freePort(), p.freePort()]);
   const suffix = `-${process.pid}`;

@@ -10,6 +10,7 @@ const https = require('node:https');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { dropDatabase, dropServerState, withDatabase } = require('../support/server-state');
 
 const root = path.resolve(__dirname, '../..');
 const IMAGE = process.env.IMAGE || 'localhost/integrations-api:local';
@@ -326,34 +327,12 @@ function checks() {
 }
 
 /** A database URL naming another database on the same server. */
-const withDatabase = (url, name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
-
-/** Drops a run's own database and deletes its Redis keys (both forms of its prefix), on every way out. */
-async function dropServerState({ serverUrl, database, redisUrl, prefix }) {
-  const { Client } = require('pg');
-  const Redis = require('ioredis');
-  const c = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await c.connect();
-  await c.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-  await c.end();
-  const redis = new Redis(redisUrl, { lazyConnect: true });
-  await redis.connect();
-  for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  }
-  redis.disconnect();
-}
-
 module.exports = {
   IMAGE,
   Run,
   call,
   checks,
+  dropDatabase,
   dropServerState,
   freePort,
   logs,

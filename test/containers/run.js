@@ -45,10 +45,7 @@ async function main() {
   run = new p.Run('ct');
 
   // ---- the machine's servers: a database and a Redis prefix of this run's own ----
-  const admin = new Client({ connectionString: withDatabase(SERVER_URL, 'postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
-  await admin.end();
+  await p.dropDatabase(SERVER_URL, DATABASE);
   const cleanupServers = () => p.dropServerState({ serverUrl: SERVER_URL, database: DATABASE, redisUrl: REDIS_URL, prefix: PREFIX });
   const runCleanup = run.cleanup.bind(run);
   run.cleanup = async () => {

@@ -7,6 +7,7 @@ import { ApiKeysService, ConnectionsService } from '@features/connections';
 import { OrganisationsService } from '@features/organisations';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { freePort } from './private-servers';
 import { createApiApp } from '../../apps/api/src/bootstrap';
 
 export interface TestApi {
@@ -27,6 +28,15 @@ export async function startApi(env: Record<string, string> = {}, extraModules: T
   return { app, url, config, http: () => request.agent(url), close: () => app.close() };
 }
 
+/**
+ * The real api on a free port named in PORT and PUBLIC_BASE_URL, so the links it writes (sign-in
+ * links, the console's own addresses) lead back to it: its `url` is then its public address.
+ */
+export async function startApiAtOwnAddress(env: Record<string, string> = {}, extraModules: Type<unknown>[] = []): Promise<TestApi> {
+  const port = await freePort();
+  return startApi({ ...env, PORT: String(port), PUBLIC_BASE_URL: `https://127.0.0.1:${port}` }, extraModules, port);
+}
+
 export interface Tenant {
   organisationId: string;
   connectionId: string;
@@ -44,12 +54,18 @@ export async function makeTenant(app: NestExpressApplication, scopes: readonly S
 }
 
 export interface UseApiOptions {
-  /** Settings over the test defaults (test/support/env.ts). */
-  env?: Record<string, string>;
+  /** Settings over the test defaults (test/support/env.ts); a function is read in beforeAll, after the hooks before it. */
+  env?: Record<string, string> | (() => Record<string, string>);
   /** Extra Nest modules, e.g. ProbeRoutesModule. */
   modules?: Type<unknown>[];
   /** Also make a tenant (organisation, connection, key) once the api is up. */
   tenant?: boolean;
+  /** Start it with startApiAtOwnAddress: `api.url` is then its public address. */
+  ownAddress?: boolean;
+  /** Run in afterAll while the api is still up (e.g. retiring deliveries through its database). */
+  beforeClose?: () => Promise<unknown>;
+  /** The limit of the start and the close (default: the spec's test timeout). */
+  hookTimeout?: number;
 }
 
 /**
@@ -62,10 +78,18 @@ export function useApi(options: UseApiOptions = {}): { api: TestApi; t: Tenant }
   let started: TestApi | undefined;
   let tenant: Tenant | undefined;
   beforeAll(async () => {
-    started = await startApi(options.env ?? {}, options.modules ?? []);
+    const env = typeof options.env === 'function' ? options.env() : (options.env ?? {});
+    started = await (options.ownAddress ? startApiAtOwnAddress : startApi)(env, options.modules ?? []);
     if (options.tenant) tenant = await makeTenant(started.app);
-  });
-  afterAll(() => started?.close());
+  }, options.hookTimeout);
+  afterAll(async () => {
+    if (!started) return;
+    try {
+      await options.beforeClose?.();
+    } finally {
+      await started.close();
+    }
+  }, options.hookTimeout);
   const live = (): TestApi => started ?? fail('the api is started in beforeAll: use it in a hook or a test');
   const made = (): Tenant =>
     tenant ?? fail(options.tenant ? 'the tenant is made in beforeAll: use it in a hook or a test' : 'useApi({ tenant: true }) makes the tenant');

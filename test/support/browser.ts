@@ -1,7 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { ConsoleAccessService } from '@web/console';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
@@ -34,6 +33,55 @@ export function launchBrowser(): Promise<Browser> {
 /** A fresh browser profile (no cookies) that trusts the api's self-signed certificate. */
 export function newContext(browser: Browser): Promise<BrowserContext> {
   return browser.newContext({ ignoreHTTPSErrors: true, timezoneId: READER_TIME_ZONE, locale: 'en-GB', viewport: { width: 1280, height: 860 } });
+}
+
+export interface BrowserRig {
+  browser: Browser;
+  /** The running test's own profile (no cookies from another test). */
+  context: BrowserContext;
+  /** The running test's page, in that profile. */
+  page: Page;
+}
+
+/**
+ * The browser preamble of a console spec: Chromium launched in beforeAll and closed in afterAll, a
+ * fresh profile and page for each test (closed after it), registered in the calling describe. The
+ * answer's members are views that always act on what the hooks made for the running test, so a
+ * spec writes `const { page } = useBrowser()` once and uses `page` in every test and hook.
+ */
+export function useBrowser(): BrowserRig {
+  let browser: Browser | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(() => browser?.close());
+  beforeEach(async () => {
+    context = await newContext(browser!);
+    page = await context.newPage();
+  });
+  afterEach(async () => {
+    await context?.close();
+    context = page = undefined;
+  });
+  return {
+    browser: liveView('the browser', () => browser),
+    context: liveView('the browser context', () => context),
+    page: liveView('the page', () => page),
+  };
+}
+
+/** An object standing for whatever `current()` answers at the time of each use (methods bound to it). */
+function liveView<T extends object>(what: string, current: () => T | undefined): T {
+  return new Proxy({} as T, {
+    get(_, property) {
+      const target = current();
+      if (!target) throw new Error(`${what} is made in a hook of useBrowser(): use it in a test or a later hook`);
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -131,18 +179,6 @@ export async function visitCheck(page: Page, name: string): Promise<void> {
   }
 }
 
-/** A free TCP port on 127.0.0.1, so an api can be started with PUBLIC_BASE_URL naming its own port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
 export interface ConsolePerson {
   personId: string;
   groupId: string;
@@ -180,10 +216,13 @@ export async function submit(page: Page, button: string): Promise<void> {
   await page.waitForLoadState('load');
 }
 
-/** Signs the browser in as a person the way the platform hands a person over: a link, then the button. */
-export async function signIn(page: Page, app: INestApplicationContext, baseUrl: string, personId: string): Promise<void> {
-  const { token } = await app.get(ConsoleAccessService).issueLink(personId, 'handover');
-  await page.goto(`${baseUrl}/console/sign-in/link?token=${token}`);
+/**
+ * Signs the browser in as a person the way the platform hands a person over: a link, then the
+ * button; `api.url` is the api's public address (useApi's `ownAddress`).
+ */
+export async function signIn(page: Page, api: { app: INestApplicationContext; url: string }, personId: string): Promise<void> {
+  const { token } = await api.app.get(ConsoleAccessService).issueLink(personId, 'handover');
+  await page.goto(`${api.url}/console/sign-in/link?token=${token}`);
   await submit(page, 'Sign in');
-  if (page.url() !== `${baseUrl}/console`) throw new Error(`signing in ended on ${page.url()}: ${(await page.content()).slice(0, 2000)}`);
+  if (page.url() !== `${api.url}/console`) throw new Error(`signing in ended on ${page.url()}: ${(await page.content()).slice(0, 2000)}`);
 }

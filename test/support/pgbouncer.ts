@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './private-servers';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -24,17 +24,6 @@ export interface PgBouncerOptions {
   poolSize?: number;
   /** Seconds a client's query may wait for a server connection before PgBouncer refuses it (its default: 120). */
   queryWaitTimeout?: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const quoted = (s: string) => `"${s.replace(/"/g, '""')}"`;

@@ -10,12 +10,16 @@ import { join } from 'node:path';
  * own, on a free port, and removes it afterwards.
  */
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/** A free TCP port on 127.0.0.1 (for a server of a test's own, or an api whose PUBLIC_BASE_URL names its port). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** Resolves once something accepts TCP connections on the port, or fails after `timeoutMs`. */

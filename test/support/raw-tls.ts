@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import tls from 'node:tls';
 
 export interface RawAnswer {
@@ -10,15 +10,6 @@ export interface RawAnswer {
   /** Milliseconds from the first byte sent to the close of the connection. */
   closedAfterMs: number;
 }
-
-/** A free TCP port on 127.0.0.1. */
-export const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 export interface RawOptions {
   /** Pieces written one after the other (a number is a pause of that many ms). */

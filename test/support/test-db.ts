@@ -1,29 +1,9 @@
-import { Client } from 'pg';
+// The typed door to server-state.js, which the container tests (plain node) share.
+const shared = require('./server-state') as {
+  withDatabase: (url: string, database: string) => string;
+  recreateDatabase: (serverUrl: string, name: string) => Promise<void>;
+  dropDatabase: (serverUrl: string, name: string) => Promise<void>;
+  deleteRedisPrefix: (redisUrl: string, prefix: string) => Promise<void>;
+};
 
-/** The server URL with another database name. */
-export function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-export async function recreateDatabase(serverUrl: string, name: string): Promise<void> {
-  const admin = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-}
-
-export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
-  const admin = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
-}
+export const { withDatabase, recreateDatabase, dropDatabase, deleteRedisPrefix } = shared;
