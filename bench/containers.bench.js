@@ -21,14 +21,7 @@ const DB_NAME = 'integrations_bench_containers';
 const PREFIX = 'iabenchcontainers';
 // Not 127.0.0.1 (the test suite's receivers) nor 127.0.0.2 (bench/soak.bench.js's): this bench may run beside either.
 const RECEIVER_HOST = process.env.BENCH_RECEIVER_HOST || '127.0.0.3';
-const RATES = {
-  'GET /v1/me': 20,
-  'GET /v1/cases': 8,
-  'POST /v1/cases': 6,
-  'POST /scim/v2/Users': 4,
-  'GET /scim/v2/Users?filter': 6,
-  'outbox event -> delivery': 20,
-};
+const RATES = h.SOAK_RATES;
 const say = h.sayer('bench:containers');
 let run;
 
@@ -153,7 +146,6 @@ async function main() {
     if (errorSamples.length < 10) errorSamples.push(what);
   };
   let events = 0;
-  let seq = 0;
   const samples = { api: [], worker: [] };
   const pending = new Set();
   const measure = (promise, expected) => {
@@ -170,34 +162,16 @@ async function main() {
     pending.add(p);
     p.finally(() => pending.delete(p));
   };
-  const kinds = {
-    'GET /v1/me': () => measure(call('GET', '/v1/me'), [200]),
-    'GET /v1/cases': () => measure(call('GET', '/v1/cases?limit=20'), [200]),
-    'POST /v1/cases': () => measure(call('POST', '/v1/cases', { external_ref: `containers-${process.pid}-${++seq}`, title: 'Bench case' }), [201]),
-    'POST /scim/v2/Users': () => {
-      const n = ++seq;
-      const userName = `bench${n}@${domain}`;
-      measure(
-        call('POST', '/scim/v2/Users', {
-          schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
-          userName,
-          name: { givenName: 'Bench', familyName: `User ${n}` },
-          emails: [{ value: userName, primary: true }],
-          active: true,
-        }),
-        [201],
-      );
-    },
-    'GET /scim/v2/Users?filter': () =>
-      measure(call('GET', `/scim/v2/Users?filter=${encodeURIComponent(`userName eq "bench${Math.max(1, seq - 3)}@${domain}"`)}`), [200]),
-    'outbox event -> delivery': () => {
+  const kinds = h.soakMix({
+    call,
+    measure,
+    tag: 'bench',
+    domain,
+    event: () => {
       events++;
-      db.query(
-        `INSERT INTO outbox_events (organisation_id, event, data) VALUES ($1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)))`,
-        [org.id],
-      ).catch(() => errors++);
+      h.insertOutboxEvent(db, org.id).catch((err) => failed(`outbox insert: ${err.message}`));
     },
-  };
+  });
   const end = Date.now() + SECONDS * 1000;
   const sampler = setInterval(async () => {
     const s = sampleRss();

@@ -19,15 +19,7 @@ const distDir = path.join(work, 'dist');
 const DB_NAME = 'integrations_bench_soak';
 const SETTINGS = {
   minutes: Number(process.env.SOAK_MINUTES || 10),
-  /** Calls per second by kind: a steady, modest load a real tenant could make, not a saturation test. */
-  rates_per_s: {
-    'GET /v1/me': 20,
-    'GET /v1/cases': 8,
-    'POST /v1/cases': 6,
-    'POST /scim/v2/Users': 4,
-    'GET /scim/v2/Users?filter': 6,
-    'outbox event -> delivery': 20,
-  },
+  rates_per_s: h.SOAK_RATES,
   node_env: 'production',
   log_level: 'info',
   database_url: h.databaseUrl(DB_NAME),
@@ -86,7 +78,6 @@ async function main() {
   const current = () => minutes[minutes.length - 1];
   const newMinute = () => minutes.push({ calls: 0, errors: 0, error_samples: [], times: [], rss_api: [], rss_worker: [] });
   newMinute();
-  let seq = 0;
   let events = 0;
   const pending = new Set();
   const measure = (promise, expected) => {
@@ -109,38 +100,20 @@ async function main() {
     pending.add(p);
     p.finally(() => pending.delete(p));
   };
-  const kinds = {
-    'GET /v1/me': () => measure(call('GET', '/v1/me'), [200]),
-    'GET /v1/cases': () => measure(call('GET', '/v1/cases?limit=20'), [200]),
-    'POST /v1/cases': () => measure(call('POST', '/v1/cases', { external_ref: `soak-${process.pid}-${++seq}`, title: 'Soak case' }), [201]),
-    'POST /scim/v2/Users': () => {
-      const n = ++seq;
-      const userName = `soak${n}@${domain}`;
-      measure(
-        call('POST', '/scim/v2/Users', {
-          schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
-          userName,
-          name: { givenName: 'Soak', familyName: `User ${n}` },
-          emails: [{ value: userName, primary: true }],
-          active: true,
-        }),
-        [201],
-      );
-    },
-    'GET /scim/v2/Users?filter': () =>
-      measure(call('GET', `/scim/v2/Users?filter=${encodeURIComponent(`userName eq "soak${Math.max(1, seq - 3)}@${domain}"`)}`), [200]),
-    'outbox event -> delivery': () => {
+  const kinds = h.soakMix({
+    call,
+    measure,
+    tag: 'soak',
+    domain,
+    event: () => {
       events++;
       const m = current();
-      db.query(
-        `INSERT INTO outbox_events (organisation_id, event, data) VALUES ($1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)))`,
-        [tenant.organisationId],
-      ).catch((err) => {
+      h.insertOutboxEvent(db, tenant.organisationId).catch((err) => {
         m.errors++;
         if (m.error_samples.length < 5) m.error_samples.push(`outbox insert: ${err.message}`);
       });
     },
-  };
+  });
   const end = Date.now() + SETTINGS.minutes * 60_000;
   const stop = () => Date.now() >= end;
   const sampler = setInterval(() => {

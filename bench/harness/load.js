@@ -133,4 +133,66 @@ const rotated = (items, k) => items.map((_, i) => items[(i + k) % items.length])
 /** `items` in order in odd rounds (1, 3, …) and reversed in even ones: two builds taking turns to go first. */
 const alternated = (items, round) => (round % 2 ? items : [...items].reverse());
 
-module.exports = { alternated, atRate, cannon, forEachConcurrently, keepAliveAgent, loopFor, request, rotated, sleep, steady };
+/** The soak mix's calls per second by kind: a steady, modest load a real tenant could make, not a saturation test. */
+const SOAK_RATES = {
+  'GET /v1/me': 20,
+  'GET /v1/cases': 8,
+  'POST /v1/cases': 6,
+  'POST /scim/v2/Users': 4,
+  'GET /scim/v2/Users?filter': 6,
+  'outbox event -> delivery': 20,
+};
+
+/**
+ * The soak mix's calls by kind (SOAK_RATES's keys), for `steady`. `call(method, path, json)` makes
+ * a request and `measure(promise, expectedStatuses)` records it; `event()` puts one event in the
+ * outbox (see insertOutboxEvent). The cases and users made are named after `tag`.
+ */
+function soakMix({ call, measure, event, tag, domain }) {
+  let seq = 0;
+  return {
+    'GET /v1/me': () => measure(call('GET', '/v1/me'), [200]),
+    'GET /v1/cases': () => measure(call('GET', '/v1/cases?limit=20'), [200]),
+    'POST /v1/cases': () => measure(call('POST', '/v1/cases', { external_ref: `${tag}-${process.pid}-${++seq}`, title: `${tag} case` }), [201]),
+    'POST /scim/v2/Users': () => {
+      const n = ++seq;
+      const userName = `${tag}${n}@${domain}`;
+      measure(
+        call('POST', '/scim/v2/Users', {
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+          userName,
+          name: { givenName: tag, familyName: `User ${n}` },
+          emails: [{ value: userName, primary: true }],
+          active: true,
+        }),
+        [201],
+      );
+    },
+    'GET /scim/v2/Users?filter': () =>
+      measure(call('GET', `/scim/v2/Users?filter=${encodeURIComponent(`userName eq "${tag}${Math.max(1, seq - 3)}@${domain}"`)}`), [200]),
+    'outbox event -> delivery': event,
+  };
+}
+
+/** A conversation.ended event of the organisation put straight into the outbox, as the api's own writes do: one delivery per subscribed webhook. */
+const insertOutboxEvent = (db, organisationId) =>
+  db.query(
+    `INSERT INTO outbox_events (organisation_id, event, data) VALUES ($1, 'conversation.ended', jsonb_build_object('conversation_id', md5(random()::text)))`,
+    [organisationId],
+  );
+
+module.exports = {
+  alternated,
+  atRate,
+  cannon,
+  forEachConcurrently,
+  insertOutboxEvent,
+  keepAliveAgent,
+  loopFor,
+  request,
+  rotated,
+  sleep,
+  soakMix,
+  SOAK_RATES,
+  steady,
+};
