@@ -92,7 +92,8 @@ describe('validation messages name each field at most once', () => {
       const message: string = res.body?.error?.message ?? '';
       const seen = namedFields(message).filter(Boolean);
       const twice = seen.filter((f, i) => seen.indexOf(f) !== i);
-      if (res.status >= 500 || res.status === 429 || twice.length) doubled.push(`${method.toUpperCase()} ${path} ${JSON.stringify(body)} → ${res.status} ${message}`);
+      if (res.status >= 500 || res.status === 429 || twice.length)
+        doubled.push(`${method.toUpperCase()} ${path} ${JSON.stringify(body)} → ${res.status} ${message}`);
     };
     const requests: Array<() => Promise<void>> = [];
     for (const { method, path, fields } of operations) {
