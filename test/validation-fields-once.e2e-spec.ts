@@ -56,8 +56,8 @@ async function inFlight(width: number, tasks: Array<() => Promise<void>>): Promi
 }
 
 /**
- * One field, one message: for every REST operation that takes a JSON body (as the served OpenAPI
- * document lists them), a wrong-typed value in any field is described once, naming the field once,
+ * One field, one message: for every operation that takes a JSON body (REST and SCIM, as the served
+ * OpenAPI document lists them), a wrong-typed value in any field is described once, naming the field once,
  * and never answered 500 (nor 429, which would mean validation was never reached).
  */
 describe('validation messages name each field at most once', () => {
