@@ -3,7 +3,6 @@ import { OrganisationsService } from '@features/organisations';
 import { DataSource } from 'typeorm';
 import { makeTenant, Tenant, useApi } from './support/api';
 import { ConsolePerson, makeConsolePerson, newContext, signIn, submit, useBrowser, visitCheck } from './support/browser';
-import { MailCatcher } from './support/mail-catcher';
 import { until } from './support/until';
 
 jest.setTimeout(60_000);
@@ -13,14 +12,8 @@ jest.setTimeout(60_000);
  * sign-out, who is let in and who is not, CSRF, Origin, the allow-list and the security headers.
  */
 describe('Integrations section: sign-in and sessions (browser)', () => {
-  const mail = new MailCatcher();
-  let smtp: string;
-  beforeAll(async () => {
-    smtp = await mail.start();
-  });
-  const { api } = useApi({ ownAddress: true, env: () => ({ SMTP_URL: smtp }) });
+  const { api, mail } = useApi({ ownAddress: true, mail: true });
   const { browser, context, page } = useBrowser();
-  afterAll(() => mail.stop());
   let t: Tenant;
   let manager: ConsolePerson;
 

@@ -1,8 +1,7 @@
 import { PersonEntity } from '@features/people';
 import { DataSource } from 'typeorm';
-import { TestApi } from './support/api';
-import { MailCatcher } from './support/mail-catcher';
-import { expectScimError, oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
+import { useApi } from './support/api';
+import { expectScimError, oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant } from './support/scim-client';
 
 /**
  * A key with users:write (REST or SCIM) may disable, remove or regroup the organisation's
@@ -12,17 +11,10 @@ import { expectScimError, oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, 
  * Integrations section, so no key can lock the organisation out of it.
  */
 describe('the last owner', () => {
-  let api: TestApi;
+  const { api } = useApi({ mail: true });
   let db: DataSource;
-  const mail = new MailCatcher();
-
-  beforeAll(async () => {
-    api = await startScimApi({ SMTP_URL: await mail.start() });
+  beforeAll(() => {
     db = api.app.get(DataSource);
-  });
-  afterAll(async () => {
-    await api.close();
-    await mail.stop();
   });
 
   interface Stand {

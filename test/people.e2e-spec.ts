@@ -5,30 +5,23 @@ import { GroupEntity } from '@features/groups';
 import { InvitationEntity, InvitationsService, joinOrganisation, PeopleAdder, PersonEntity } from '@features/people';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { makeTenant, startApi, Tenant, TestApi } from './support/api';
-import { MailCatcher } from './support/mail-catcher';
+import { makeTenant, Tenant, useApi } from './support/api';
 import { OpenApiChecker } from './support/openapi-check';
 
 type Res = { status: number; body: any; text: string; headers: Record<string, string> };
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
 describe('People and invitations', () => {
-  let api: TestApi;
+  const { api, mail } = useApi({ mail: true });
   let db: DataSource;
   let checker: OpenApiChecker;
   let doc: any;
-  const mail = new MailCatcher();
   const rand = () => Math.random().toString(36).slice(2, 10);
 
   beforeAll(async () => {
-    api = await startApi({ SMTP_URL: await mail.start() });
     db = api.app.get(DataSource);
     doc = (await api.http().get('/v1/openapi.json')).body;
     checker = new OpenApiChecker(doc);
-  });
-  afterAll(async () => {
-    await api.close();
-    await mail.stop();
   });
 
   const call = (t: Tenant, method: Method, path: string, body?: unknown, key?: string): Promise<Res> => {

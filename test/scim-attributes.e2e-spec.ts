@@ -1,7 +1,7 @@
 import { PersonEntity } from '@features/people';
 import { DataSource } from 'typeorm';
-import { TestApi } from './support/api';
-import { entraUser, expectScimError, oktaUser, patchOp, rand, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
+import { useApi } from './support/api';
+import { entraUser, expectScimError, oktaUser, patchOp, rand, scim, SCIM, scimTenant, ScimTenant } from './support/scim-client';
 
 /** Okta's profile push with every attribute of its default SCIM 2.0 mappings. */
 const oktaFullUser = (email: string) => ({
@@ -41,14 +41,11 @@ const written = (user: Record<string, unknown>) => {
 };
 
 describe('SCIM attributes answered as written', () => {
-  let api: TestApi;
+  const { api } = useApi();
   let db: DataSource;
-
-  beforeAll(async () => {
-    api = await startScimApi();
+  beforeAll(() => {
     db = api.app.get(DataSource);
   });
-  afterAll(() => api.close());
 
   const person = (email: string) => db.getRepository(PersonEntity).createQueryBuilder('p').where('lower(p.email) = lower(:email)', { email }).getOne();
   const create = async (t: ScimTenant, body: object) => {

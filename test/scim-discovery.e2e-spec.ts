@@ -1,15 +1,11 @@
-import { makeTenant, TestApi } from './support/api';
-import { entraUser, expectScimError, rand, scim, SCIM, scimTenant, startScimApi } from './support/scim-client';
+import { makeTenant, useApi } from './support/api';
+import { entraUser, expectScimError, rand, scim, SCIM, scimTenant } from './support/scim-client';
 import { resourceTypeProblems, schemaProblems, serviceProviderConfigProblems } from './support/scim-rfc7643';
 
 const SPC = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
 
 describe('SCIM discovery and the common answers', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startScimApi({ TRUSTED_PROXIES: '127.0.0.1/32' });
-  });
-  afterAll(() => api.close());
+  const { api } = useApi({ env: { TRUSTED_PROXIES: '127.0.0.1/32' } });
   const base = () => `${api.config.publicBaseUrl}/scim/v2`;
 
   describe('discovery (any valid key, no scope needed)', () => {

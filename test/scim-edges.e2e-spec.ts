@@ -3,8 +3,8 @@ import { PersonEntity } from '@features/people';
 import { DataSource } from 'typeorm';
 import { request as httpsRequest } from 'node:https';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { makeTenant, TestApi } from './support/api';
-import { entraUser, expectScimError, oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
+import { makeTenant, useApi } from './support/api';
+import { entraUser, expectScimError, oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant } from './support/scim-client';
 import { rawExchange } from './support/raw-tls';
 
 const q = encodeURIComponent;
@@ -15,14 +15,12 @@ const q = encodeURIComponent;
  * the SCIM controllers. And the paging corrections of RFC 7644 §3.4.2.4 for integers of any size.
  */
 describe('SCIM answers from every layer', () => {
-  let api: TestApi;
+  const { api } = useApi();
   let t: ScimTenant;
 
   beforeAll(async () => {
-    api = await startScimApi();
     t = await scimTenant(api);
   });
-  afterAll(() => api.close());
 
   const raw = (text: string) => rawExchange(api.url, text);
   const expectRawScim = (r: { head: string; body: string }, status: number) => {

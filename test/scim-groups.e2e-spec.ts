@@ -1,24 +1,16 @@
 import { InvitationsService, PersonEntity } from '@features/people';
 import { DataSource } from 'typeorm';
-import { TestApi } from './support/api';
-import { MailCatcher } from './support/mail-catcher';
-import { expectScimError, oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
+import { useApi } from './support/api';
+import { expectScimError, oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant } from './support/scim-client';
 
 const q = encodeURIComponent;
 const MS_GROUP_SCHEMA = 'http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group';
 
 describe('SCIM Groups', () => {
-  let api: TestApi;
+  const { api, mail } = useApi({ mail: true });
   let db: DataSource;
-  const mail = new MailCatcher();
-
-  beforeAll(async () => {
-    api = await startScimApi({ SMTP_URL: await mail.start() });
+  beforeAll(() => {
     db = api.app.get(DataSource);
-  });
-  afterAll(async () => {
-    await api.close();
-    await mail.stop();
   });
 
   const ok = (res: Res, status = 200) => {

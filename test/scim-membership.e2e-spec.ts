@@ -1,7 +1,7 @@
 import { PersonEntity } from '@features/people';
 import { DataSource } from 'typeorm';
-import { TestApi } from './support/api';
-import { oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
+import { useApi } from './support/api';
+import { oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant } from './support/scim-client';
 
 /**
  * A person is in one group, while Okta and Entra may push a user in several.
@@ -10,14 +10,11 @@ import { oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant, start
  * overlapping groups again and again moves no one.
  */
 describe('SCIM group membership when groups overlap', () => {
-  let api: TestApi;
+  const { api } = useApi();
   let db: DataSource;
-
-  beforeAll(async () => {
-    api = await startScimApi();
+  beforeAll(() => {
     db = api.app.get(DataSource);
   });
-  afterAll(() => api.close());
 
   const ok = (res: Res, status = 200) => {
     expect({ status: res.status, body: res.body }).toEqual({ status, body: expect.anything() });

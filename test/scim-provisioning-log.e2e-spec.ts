@@ -6,8 +6,8 @@ import { MAINTENANCE_JOBS } from '@kernel/queue';
 import { OrganisationsService } from '@features/organisations';
 import { ScimMaintenanceJobs } from '@features/scim/worker';
 import { DataSource } from 'typeorm';
-import { TestApi } from './support/api';
-import { expectScimError, oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
+import { useApi } from './support/api';
+import { expectScimError, oktaUser, patchOp, rand, Res, scim, SCIM, scimTenant, ScimTenant } from './support/scim-client';
 import { OpenApiChecker } from './support/openapi-check';
 import { until } from './support/until';
 import { startScimJobs } from './support/scim-jobs';
@@ -39,14 +39,11 @@ type Event = {
 };
 
 describe('SCIM provisioning log', () => {
-  let api: TestApi;
+  const { api } = useApi();
   let db: DataSource;
-
-  beforeAll(async () => {
-    api = await startScimApi();
+  beforeAll(() => {
     db = api.app.get(DataSource);
   });
-  afterAll(() => api.close());
 
   const events = async (
     t: ScimTenant,

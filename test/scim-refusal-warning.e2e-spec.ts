@@ -1,14 +1,12 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { AppConfig } from '@kernel/config';
 import { Clock } from '@kernel/core';
 import { MAINTENANCE_JOBS } from '@kernel/queue';
 import { GroupEntity } from '@features/groups';
 import { PersonEntity } from '@features/people';
 import { ScimMaintenanceJobs } from '@features/scim/worker';
 import { DataSource } from 'typeorm';
-import { TestApi } from './support/api';
-import { MailCatcher } from './support/mail-catcher';
-import { expectScimError, oktaUser, rand, scim, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
+import { useApi } from './support/api';
+import { expectScimError, oktaUser, rand, scim, scimTenant, ScimTenant } from './support/scim-client';
 import { until } from './support/until';
 import { startScimJobs } from './support/scim-jobs';
 
@@ -16,25 +14,36 @@ const SLOW = 90_000;
 const HOUR = 3_600_000;
 
 describe('SCIM refusal warning: when a fifth of a connection’s writes in an hour were refused (and at least 20)', () => {
-  let api: TestApi;
+  const { api, mail } = useApi({ mail: true, beforeClose: () => worker?.close(), hookTimeout: SLOW });
   let worker: INestApplicationContext;
   let db: DataSource;
-  const mail = new MailCatcher();
 
   beforeAll(async () => {
-    const smtp = await mail.start();
-    api = await startScimApi({ SMTP_URL: smtp });
-    worker = await startScimJobs(AppConfig.fromEnv({ SMTP_URL: smtp }));
+    worker = await startScimJobs(api.config);
     db = api.app.get(DataSource);
-  }, SLOW);
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await mail.stop();
   }, SLOW);
   afterEach(() => jest.restoreAllMocks());
 
   const run = () => worker.get(ScimMaintenanceJobs).run(MAINTENANCE_JOBS.warnScimRefusals);
+  const sentAt = async (connectionIds: string[]): Promise<Map<string, string>> => {
+    const rows: Array<{ id: string; sent_at: string }> = await db.query(
+      `SELECT connection_id::text AS id, sent_at::text FROM scim_refusal_warnings WHERE connection_id = ANY ($1::bigint[])`,
+      [connectionIds],
+    );
+    return new Map(rows.map((r) => [r.id, r.sent_at]));
+  };
+  /**
+   * Runs the job once; answers which of these tenants' connections it warned about. The job looks
+   * at every organisation of the database, which other specs of the run share, so the spec reads
+   * only its own connections' claims.
+   */
+  const warned = async (...tenants: ScimTenant[]): Promise<string[]> => {
+    const ids = tenants.map((t) => t.connectionId);
+    const before = await sentAt(ids);
+    await run();
+    const after = await sentAt(ids);
+    return ids.filter((id) => after.has(id) && after.get(id) !== before.get(id));
+  };
   const at = (time: Date) => jest.spyOn(worker.get(Clock), 'now').mockReturnValue(time);
 
   /** An organisation with an integrations manager, an owner, a people manager and a disabled integrations manager. */
@@ -96,7 +105,7 @@ describe('SCIM refusal warning: when a fifth of a connection’s writes in an ho
       // The other organisation had a few refusals too: under the threshold, nothing for its managers.
       await seed(bystander.t, new Date(), 'refused', 5);
 
-      expect(await run()).toBe(1);
+      expect(await warned(o.t, bystander.t)).toEqual([o.t.connectionId]);
       for (const to of [o.manager.email, o.owner.email]) {
         const m = await mail.waitFor(to);
         expect(m.subject).toBe('SCIM provisioning failing: Test connection');
@@ -108,11 +117,11 @@ describe('SCIM refusal warning: when a fifth of a connection’s writes in an ho
         expect(m.text).toContain(`${api.config.publicBaseUrl}/console/scim/log?connection=${o.t.connectionId}&outcome=refused`);
       }
       // Not twice in a day: another run now, and one 23 hours later with fresh refusals, send nothing.
-      expect(await run()).toBe(0);
+      expect(await warned(o.t, bystander.t)).toEqual([]);
       const later = new Date(Date.now() + 23 * HOUR);
       await seed(o.t, later, 'refused', 25);
       at(later);
-      expect(await run()).toBe(0);
+      expect(await warned(o.t, bystander.t)).toEqual([]);
       await new Promise((r) => setTimeout(r, 300));
       expect(mail.to(o.manager.email)).toHaveLength(1);
       expect(mail.to(o.owner.email)).toHaveLength(1);
@@ -122,7 +131,7 @@ describe('SCIM refusal warning: when a fifth of a connection’s writes in an ho
       const nextDay = new Date(Date.now() + 25 * HOUR);
       await seed(o.t, nextDay, 'refused', 25);
       at(nextDay);
-      expect(await run()).toBe(1);
+      expect(await warned(o.t, bystander.t)).toEqual([o.t.connectionId]);
       await mail.waitForCount(o.manager.email, 2);
     },
     SLOW,
@@ -142,10 +151,10 @@ describe('SCIM refusal warning: when a fifth of a connection’s writes in an ho
       const old = await organisation();
       await seed(old.t, now, 'refused', 30, HOUR + 60_000);
       at(now);
-      expect(await run()).toBe(0);
+      expect(await warned(few.t, diluted.t, reads.t, old.t)).toEqual([]);
       // One more refusal tips the first over (20 of 20).
       await seed(few.t, now, 'refused', 1);
-      expect(await run()).toBe(1);
+      expect(await warned(few.t, diluted.t, reads.t, old.t)).toEqual([few.t.connectionId]);
       await mail.waitFor(few.manager.email);
       await new Promise((r) => setTimeout(r, 300));
       for (const o of [diluted, reads, old]) expect(mail.to(o.manager.email)).toHaveLength(0);

@@ -1,23 +1,15 @@
 import { InvitationsService, PersonEntity } from '@features/people';
 import { DataSource } from 'typeorm';
-import { TestApi } from './support/api';
-import { MailCatcher } from './support/mail-catcher';
-import { entraUser, expectScimError, oktaUser, patchOp, rand, scim, SCIM, scimTenant, ScimTenant, startScimApi } from './support/scim-client';
+import { useApi } from './support/api';
+import { entraUser, expectScimError, oktaUser, patchOp, rand, scim, SCIM, scimTenant, ScimTenant } from './support/scim-client';
 
 const q = encodeURIComponent;
 
 describe('SCIM Users', () => {
-  let api: TestApi;
+  const { api, mail } = useApi({ mail: true });
   let db: DataSource;
-  const mail = new MailCatcher();
-
-  beforeAll(async () => {
-    api = await startScimApi({ SMTP_URL: await mail.start() });
+  beforeAll(() => {
     db = api.app.get(DataSource);
-  });
-  afterAll(async () => {
-    await api.close();
-    await mail.stop();
   });
 
   const person = (email: string) => db.getRepository(PersonEntity).createQueryBuilder('p').where('lower(p.email) = lower(:email)', { email }).getOne();

@@ -7,6 +7,7 @@ import { ApiKeysService, ConnectionsService } from '@features/connections';
 import { OrganisationsService } from '@features/organisations';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { MailCatcher } from './mail-catcher';
 import { freePort } from './private-servers';
 import { createApiApp } from '../../apps/api/src/bootstrap';
 
@@ -60,6 +61,8 @@ export interface UseApiOptions {
   modules?: Type<unknown>[];
   /** Also make a tenant (organisation, connection, key) once the api is up. */
   tenant?: boolean;
+  /** Also start a MailCatcher before the api (its SMTP_URL) and stop it after the api. */
+  mail?: boolean;
   /** Start it with startApiAtOwnAddress: `api.url` is then its public address. */
   ownAddress?: boolean;
   /** Run in afterAll while the api is still up (e.g. retiring deliveries through its database). */
@@ -74,20 +77,23 @@ export interface UseApiOptions {
  * what beforeAll made, so a spec writes `const { api, t } = useApi({ tenant: true })` and uses them
  * in its tests and hooks as it would the started ones; read outside a hook or test, they throw.
  */
-export function useApi(options: UseApiOptions = {}): { api: TestApi; t: Tenant } {
+export function useApi(options: UseApiOptions = {}): { api: TestApi; t: Tenant; mail: MailCatcher } {
   let started: TestApi | undefined;
   let tenant: Tenant | undefined;
+  const mail = new MailCatcher();
   beforeAll(async () => {
-    const env = typeof options.env === 'function' ? options.env() : (options.env ?? {});
+    const env = { ...(typeof options.env === 'function' ? options.env() : options.env) };
+    if (options.mail) env.SMTP_URL = await mail.start();
     started = await (options.ownAddress ? startApiAtOwnAddress : startApi)(env, options.modules ?? []);
     if (options.tenant) tenant = await makeTenant(started.app);
   }, options.hookTimeout);
+  // The api goes before the mail catcher, whose stop waits for the api's SMTP connections to end.
   afterAll(async () => {
-    if (!started) return;
     try {
-      await options.beforeClose?.();
+      if (started) await options.beforeClose?.();
     } finally {
-      await started.close();
+      await started?.close();
+      if (options.mail) await mail.stop();
     }
   }, options.hookTimeout);
   const live = (): TestApi => started ?? fail('the api is started in beforeAll: use it in a hook or a test');
@@ -123,7 +129,7 @@ export function useApi(options: UseApiOptions = {}): { api: TestApi; t: Tenant }
       return made().auth;
     },
   };
-  return { api, t };
+  return { api, t, mail };
 }
 
 function fail(message: string): never {

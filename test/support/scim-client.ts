@@ -1,7 +1,7 @@
 import { Scope, SCOPES } from '@kernel/core';
 import { TransactionHost } from '@kernel/database';
 import { DomainsService } from '@features/organisations';
-import { makeTenant, startApi, Tenant, TestApi } from './api';
+import { makeTenant, Tenant, TestApi } from './api';
 
 export type Res = { status: number; body: any; text: string; headers: Record<string, string> };
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -17,9 +17,6 @@ export const SCIM = {
 
 export const patchOp = (...Operations: unknown[]) => ({ schemas: [SCIM.patchOp], Operations });
 export const rand = () => Math.random().toString(36).slice(2, 10);
-
-/** The api with the SCIM module mounted (until api.module imports it). */
-export const startScimApi = (env: Record<string, string> = {}) => startApi(env);
 
 export interface ScimTenant extends Tenant {
   /** A verified domain of the organisation: addresses on it are created, others invited. */
