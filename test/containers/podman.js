@@ -326,7 +326,6 @@ function checks() {
   };
 }
 
-/** A database URL naming another database on the same server. */
 module.exports = {
   IMAGE,
   Run,
