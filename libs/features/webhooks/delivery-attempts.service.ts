@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@kernel/config';
-import { PreparedStatements, TransactionHost } from '@kernel/database';
+import { isDatabaseUnavailable, PreparedStatements, TransactionHost } from '@kernel/database';
 import { Metrics, METRICS } from '@kernel/metrics';
 import type { Counter, Histogram } from 'prom-client';
-import { Clock, isConnectionError, MicroBatch, CURRENT_POLICY_VERSION_SQL } from '@kernel/core';
+import { Clock, MicroBatch, CURRENT_POLICY_VERSION_SQL } from '@kernel/core';
 import { retryDelayMs } from './model/retry-timetable';
 import { previousSecretInForce } from './model/secret-rotation';
 import { AttemptContext, deliveryBody, GiveUpReason, giveUpReason } from './model/give-up';
@@ -255,7 +255,7 @@ export class DeliveryAttemptsService {
           if (i > 0) this.logger.log(`delivery ${id}: outcome recorded after ${i} tries (Postgres was away)`);
           return;
         } catch (err) {
-          if (!isConnectionError(err) || Date.now() > deadline) throw err;
+          if (!isDatabaseUnavailable(err) || Date.now() > deadline) throw err;
           if (i === 0) this.logger.warn(`delivery ${id}: sent, outcome not recorded (${(err as Error).message}); trying again until Postgres is back`);
           await new Promise((r) => setTimeout(r, RECORD_BACKOFF_MS[Math.min(i, RECORD_BACKOFF_MS.length - 1)]));
         }

@@ -1,5 +1,4 @@
 export * from './clock';
-export * from './connection-error';
 export * from './cursor';
 export * from './domain-error';
 export * from './ids';

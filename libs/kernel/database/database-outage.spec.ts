@@ -14,6 +14,10 @@ describe('isDatabaseUnavailable', () => {
     ['Postgres starting', pgError('the database system is starting up', '57P03')],
     ['Postgres shutting down', pgError('terminating connection due to administrator command', '57P01')],
     ['the same, as TypeORM wraps it', new QueryFailedError('SELECT 1', [], pgError('query_wait_timeout', '08P01'))],
+    ['the connection lost mid-statement', pgError('server closed the connection unexpectedly', '08006')],
+    ['a reset socket', pgError('read ECONNRESET', 'ECONNRESET')],
+    ['the client broken', pgError('Client has encountered a connection error and is not queryable')],
+    ['a socket error from another realm (not this realm’s Error)', { message: 'connect ECONNREFUSED 127.0.0.1:5432', code: 'ECONNREFUSED' }],
   ])('%s: unavailable', (_, err) => {
     expect(isDatabaseUnavailable(err)).toBe(true);
   });
@@ -23,7 +27,9 @@ describe('isDatabaseUnavailable', () => {
     ['a deadlock', pgError('deadlock detected', '40P01')],
     ['a syntax error', new QueryFailedError('SELEC 1', [], pgError('syntax error at or near "SELEC"', '42601'))],
     ['a bug', new TypeError("Cannot read properties of undefined (reading 'id')")],
+    ['a lock timeout', pgError('canceling statement due to lock timeout', '55P03')],
     ['not an error', 'query_wait_timeout'],
+    ['nothing', undefined],
   ])('%s: not unavailable', (_, err) => {
     expect(isDatabaseUnavailable(err)).toBe(false);
   });

@@ -1,17 +1,20 @@
 /**
- * SQLSTATEs that say the database could not serve the call now, not that the call is wrong:
- * too_many_connections, admin_shutdown, crash_shutdown, cannot_connect_now.
+ * SQLSTATEs that say the database could not serve the call now, not that the call is wrong: the
+ * connection exceptions (class 08, PgBouncer's refusals among them), the operator interventions
+ * (class 57P: shutting down, starting up) and too_many_connections.
  */
-const UNAVAILABLE_CODES = new Set(['53300', '57P01', '57P02', '57P03']);
+const UNAVAILABLE_CODE = /^(08|57P|53300$)/;
+
+/** Socket errors of a connection to Postgres or to the pooler in front of it. */
+const SOCKET_CODES = /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH)$/;
 
 /**
- * The words of the refusals that carry no SQLSTATE of their own: PgBouncer's (08P01 with these
- * messages: no server connection freed within `query_wait_timeout`, its client limit, no server it
- * can reach) and node-postgres' pool and socket (no connection within `connectionTimeoutMillis`,
- * the connection dropped, nothing listening).
+ * The words of the refusals that may come without a code: PgBouncer's (no server connection freed
+ * within `query_wait_timeout`, its client limit, no server it can reach) and node-postgres' pool and
+ * socket (no connection within `connectionTimeoutMillis`, the connection dropped, nothing listening).
  */
 const UNAVAILABLE_MESSAGES =
-  /^(query_wait_timeout|no more connections allowed|pgbouncer cannot connect to server|server login has been failing|timeout exceeded when trying to connect|Connection terminated unexpectedly|Connection terminated due to connection timeout|connect ECONNREFUSED)/;
+  /^(query_wait_timeout|no more connections allowed|pgbouncer cannot connect to server|server login has been failing|timeout exceeded when trying to connect|connect ECONNREFUSED)|Connection terminated|connection timeout|Client has encountered a connection error|terminating connection/i;
 
 /**
  * Whether an error means the database (or the pooler in front of it) could not take the call for
@@ -20,9 +23,12 @@ const UNAVAILABLE_MESSAGES =
  * message and its `driverError`; either form is read.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const driver = (err as { driverError?: { code?: unknown; message?: unknown } }).driverError;
-  const code = (err as { code?: unknown }).code ?? driver?.code;
-  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-  return UNAVAILABLE_MESSAGES.test(err.message) || (typeof driver?.message === 'string' && UNAVAILABLE_MESSAGES.test(driver.message));
+  // Read as a plain object: a socket error comes from Node's own realm, not always this one's Error.
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; message?: unknown; driverError?: { code?: unknown; message?: unknown } };
+  return [e, e.driverError].some(
+    (x) =>
+      (typeof x?.code === 'string' && (UNAVAILABLE_CODE.test(x.code) || SOCKET_CODES.test(x.code))) ||
+      (typeof x?.message === 'string' && UNAVAILABLE_MESSAGES.test(x.message)),
+  );
 }
